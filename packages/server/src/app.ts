@@ -1,0 +1,145 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { v7 as uuidv7 } from 'uuid';
+import { API_PREFIX, API_VERSION, type Config } from './config.js';
+import type { Db } from './db/schema.js';
+import { ping } from './db/database.js';
+import { createClock, type Clock } from './lib/clock.js';
+import { createAuthenticator } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { createIdempotency } from './http/idempotency.js';
+import { RouteTable } from './http/route-table.js';
+import type { ApiApp } from './http/types.js';
+import { validatorCompiler } from './http/validation.js';
+import { createTokenService } from './modules/tokens/service.js';
+import { registerTokenRoutes } from './modules/tokens/routes.js';
+import { createPlatformService } from './modules/platforms/service.js';
+import { registerPlatformRoutes } from './modules/platforms/routes.js';
+import { createCustomerService } from './modules/customers/service.js';
+import { registerCustomerRoutes } from './modules/customers/routes.js';
+import { createKycService } from './modules/kyc/service.js';
+import { manualReviewProvider, sandboxProvider } from './modules/kyc/provider.js';
+import { registerHostedKycPages, registerKycRoutes, registerSandboxKycRoutes } from './modules/kyc/routes.js';
+import { registerSandboxClockRoutes } from './sandbox/routes.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  databaseKind: 'pglite' | 'postgres';
+  /** Overrides the clock (tests); defaults to real time plus each platform's sandbox offset. */
+  clock?: Clock;
+}
+
+export function createServices({ config, db, clock: givenClock }: AppDeps) {
+  const sandbox = config.mode === 'sandbox';
+  const clock = givenClock ?? createClock({ db, sandbox });
+  const tokens = createTokenService({ db, cacheTtlMs: config.authCacheTtlMs });
+  const platforms = createPlatformService({ db, clock });
+  const customers = createCustomerService({ db, sandbox, umaDomain: platforms.umaDomain });
+  const kyc = createKycService({
+    db,
+    clock,
+    customers,
+    provider: sandbox ? sandboxProvider : manualReviewProvider,
+    publicUrl: config.publicUrl,
+    linkTtlSeconds: config.kycLinkTtlSeconds,
+  });
+  const idempotent = createIdempotency({ db, clock });
+  return { sandbox, clock, tokens, platforms, customers, kyc, idempotent };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+const HOSTED_TOKEN_IN_URL = /(\/hosted\/kyc\/)[^/?#]+/;
+
+export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; services: Services; routes: RouteTable }> {
+  const { config } = deps;
+  const services = createServices(deps);
+  const routes = new RouteTable();
+
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers["service-wallet-signature"]', '*.clientSecret', '*.secret'], censor: '[redacted]' },
+      serializers: {
+        // Hosted links carry their secret in the path; never write it to a log.
+        req: (req: { method: string; url: string; ip?: string }) => ({
+          method: req.method,
+          url: req.url.replace(HOSTED_TOKEN_IN_URL, '$1[redacted]'),
+          remoteAddress: req.ip,
+        }),
+      },
+    },
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => `Request:${uuidv7()}`,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const config = (route.config ?? {}) as { permission?: string; public?: boolean };
+    for (const method of methods) {
+      routes.add({
+        method,
+        url: route.url,
+        permission: config.public ? undefined : (config.permission ?? (method === 'GET' || method === 'HEAD' ? 'VIEW' : 'TRANSACT')),
+        hasBody: Boolean(route.schema?.body),
+      });
+    }
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app, routes);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Moneta API',
+        version: API_VERSION,
+        description: 'Payments, cards and wallet authentication. Authenticate with HTTP Basic: API token client id and secret.',
+      },
+      servers: [{ url: `${config.publicUrl}${API_PREFIX}` }],
+      components: { securitySchemes: { BasicAuth: { type: 'http', scheme: 'basic' } } },
+      security: [{ BasicAuth: [] }],
+    },
+    transform: ({ schema, url }) => ({ schema: schema as never, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
+  });
+
+  app.get('/health', { schema: { hide: true }, config: { public: true } }, async (_req, reply) => {
+    const ok = await ping(deps.db);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', mode: config.mode, database: deps.databaseKind, version: API_VERSION });
+  });
+
+  await app.register(async (api: ApiApp) => {
+    api.addHook('onRequest', createAuthenticator(services.tokens));
+    // The API speaks JSON only; any other body type is refused with 415.
+    api.removeContentTypeParser(['text/plain']);
+    const { idempotent } = services;
+    registerTokenRoutes(api, { tokens: services.tokens, idempotent });
+    registerPlatformRoutes(api, { platforms: services.platforms, idempotent });
+    registerCustomerRoutes(api, { customers: services.customers, idempotent });
+    registerKycRoutes(api, { kyc: services.kyc, idempotent });
+    if (services.sandbox) {
+      registerSandboxClockRoutes(api, { platforms: services.platforms, idempotent });
+      registerSandboxKycRoutes(api, { kyc: services.kyc, idempotent });
+    }
+  }, { prefix: API_PREFIX });
+
+  await app.register(async (hosted: ApiApp) => registerHostedKycPages(hosted, { kyc: services.kyc, sandbox: services.sandbox }), { prefix: '/hosted' });
+
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+  await app.register(scalar, {
+    routePrefix: `${API_PREFIX}/reference`,
+    configuration: { url: `${API_PREFIX}/openapi.json`, withDefaultFonts: false, hideClientButton: true },
+  });
+
+  return { app, services, routes };
+}

@@ -1,0 +1,89 @@
+import { resolve } from 'node:path';
+
+export type Mode = 'sandbox' | 'production';
+
+export interface Config {
+  mode: Mode;
+  port: number;
+  host: string;
+  /** Public base address printed and used in hosted links, without the version segment. */
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  apiTokenId: string | undefined;
+  apiClientSecret: string | undefined;
+  /** 32-byte key (hex or base64) that encrypts secrets kept at rest. */
+  encryptionKey: string | undefined;
+  logLevel: string;
+  bodyLimitBytes: number;
+  kycLinkTtlSeconds: number;
+  /** How long a cached credential check may be trusted before the database is asked again. */
+  authCacheTtlMs: number;
+}
+
+export const API_VERSION = '2025-10-13';
+export const API_PREFIX = `/${API_VERSION}`;
+
+export class ConfigError extends Error {}
+
+function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Reads every setting from the environment, validated, with defaults. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const modeRaw = (env.MONETA_MODE ?? 'sandbox').toLowerCase();
+  if (modeRaw !== 'sandbox' && modeRaw !== 'production') {
+    throw new ConfigError(`MONETA_MODE must be "sandbox" or "production", got "${env.MONETA_MODE}"`);
+  }
+  const mode: Mode = modeRaw;
+  const port = intSetting(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST ?? (mode === 'production' ? '0.0.0.0' : '127.0.0.1');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const config: Config = {
+    mode,
+    port,
+    host,
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    dataDir: resolve(env.DATA_DIR ?? './.data'),
+    databaseUrl,
+    apiTokenId: env.API_TOKEN_ID || undefined,
+    apiClientSecret: env.API_CLIENT_SECRET || undefined,
+    encryptionKey: env.MONETA_ENCRYPTION_KEY || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    bodyLimitBytes: intSetting(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    kycLinkTtlSeconds: intSetting(env, 'KYC_LINK_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
+    authCacheTtlMs: intSetting(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 600_000),
+  };
+  if ((config.apiTokenId === undefined) !== (config.apiClientSecret === undefined)) {
+    throw new ConfigError('API_TOKEN_ID and API_CLIENT_SECRET must be set together');
+  }
+  if (config.apiTokenId !== undefined && /[:\s]/.test(config.apiTokenId)) {
+    throw new ConfigError('API_TOKEN_ID may not contain a colon or white space (it is the HTTP Basic user name)');
+  }
+  if (config.apiClientSecret !== undefined && config.apiClientSecret.length < 16) {
+    throw new ConfigError('API_CLIENT_SECRET must be at least 16 characters');
+  }
+  if (mode === 'production') {
+    const missing: string[] = [];
+    if (!databaseUrl) missing.push('DATABASE_URL (production runs on PostgreSQL only)');
+    if (!config.encryptionKey) missing.push('MONETA_ENCRYPTION_KEY (32 random bytes, hex or base64)');
+    if (missing.length > 0) {
+      throw new ConfigError(`production mode refuses to start without: ${missing.join('; ')}`);
+    }
+  }
+  if (config.encryptionKey !== undefined) parseEncryptionKey(config.encryptionKey);
+  return config;
+}
+
+export function parseEncryptionKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('MONETA_ENCRYPTION_KEY must decode to exactly 32 bytes');
+  return key;
+}

@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { PGlitePool } from './pglite-pool.js';
+import { migrationProvider } from './migrations/index.js';
+import type { Database, Db } from './schema.js';
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL connection string; when absent the embedded PGlite is used. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; undefined means in memory. */
+  pgliteDir?: string | undefined;
+  /** PostgreSQL schema to work in (tests give each file its own). */
+  searchPath?: string | undefined;
+  poolSize?: number;
+}
+
+const INT8_OID = 20;
+
+/** Opens Kysely over PostgreSQL (pool) or PGlite (pool of one); both hand BIGINT back as bigint. */
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 20,
+      ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+      types: {
+        getTypeParser: ((oid: number, format?: string) =>
+          oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle client losing its server must not take the process down.
+    pool.on('error', () => undefined);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
+  const pool = await PGlitePool.open(options.pgliteDir);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+/**
+ * Brings the schema up to date. Kysely's migrator takes a transaction-scoped lock and re-reads the
+ * applied list inside it, so several processes starting at once apply each migration exactly once.
+ */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export async function ping(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

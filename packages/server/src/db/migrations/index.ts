@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001_foundation.js';
+
+/** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,66 @@
+import { PGlite, types } from '@electric-sql/pglite';
+
+/**
+ * A pool of exactly one PGlite connection, in the shape Kysely's PostgresDialect expects of `pg.Pool`.
+ *
+ * PGlite is a single connection. Kysely holds a connection from `acquireConnection` (our `connect`)
+ * until `releaseConnection` (our `release`), so a mutex across that span makes every transaction own
+ * the connection until it commits or rolls back; without it, concurrent transactions interleave their
+ * statements inside one BEGIN and lose updates (see DESIGN.md, Integrity).
+ */
+export class PGlitePool {
+  readonly pglite: PGlite;
+  #tail: Promise<void> = Promise.resolve();
+  #ended = false;
+
+  constructor(pglite: PGlite) {
+    this.pglite = pglite;
+  }
+
+  static async open(dataDir: string | undefined): Promise<PGlitePool> {
+    const pglite = await PGlite.create({
+      ...(dataDir ? { dataDir } : {}),
+      parsers: { [types.INT8]: (value: string) => BigInt(value) },
+    });
+    return new PGlitePool(pglite);
+  }
+
+  async connect(): Promise<PGliteClient> {
+    if (this.#ended) throw new Error('database is closed');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const previous = this.#tail;
+    this.#tail = previous.then(() => held);
+    await previous;
+    return new PGliteClient(this.pglite, release);
+  }
+
+  async end(): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    await this.#tail;
+    await this.pglite.close();
+  }
+}
+
+const COMMAND = /^\s*(?:with\b[\s\S]*?\)\s*)?(insert|update|delete|merge|select)\b/i;
+
+class PGliteClient {
+  #released = false;
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly releaseLock: () => void,
+  ) {}
+
+  async query(sql: string, parameters: readonly unknown[]) {
+    const result = await this.pglite.query<Record<string, unknown>>(sql, [...parameters]);
+    const command = COMMAND.exec(sql)?.[1]?.toUpperCase();
+    return { command, rowCount: result.affectedRows ?? result.rows.length, rows: result.rows };
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.releaseLock();
+  }
+}

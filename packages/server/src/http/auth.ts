@@ -1,0 +1,61 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors.js';
+import type { Permission } from '../modules/tokens/permissions.js';
+import { allows } from '../modules/tokens/permissions.js';
+import type { TokenService } from '../modules/tokens/service.js';
+
+export interface AuthContext {
+  platformId: string;
+  tokenId: string;
+  permissions: readonly string[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+  interface FastifyContextConfig {
+    /** Permission a token needs for this route; defaults to VIEW for GET and TRANSACT otherwise. */
+    permission?: Permission;
+    /** No API credentials (hosted pages, health, the API document). */
+    public?: boolean;
+  }
+}
+
+function unauthorized(message: string): AppError {
+  return new AppError(401, 'UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="moneta"' });
+}
+
+/** Splits `Authorization: Basic base64(user:secret)`; the user may be the token's clientId or its `ApiToken:<uuid>` id. */
+export function parseBasic(header: string | undefined): { user: string; secret: string } | undefined {
+  if (!header) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  let split = decoded.indexOf(':');
+  if (decoded.startsWith('ApiToken:')) split = decoded.indexOf(':', 'ApiToken:'.length);
+  if (split <= 0) return undefined;
+  return { user: decoded.slice(0, split), secret: decoded.slice(split + 1) };
+}
+
+export function requiredPermission(request: FastifyRequest): Permission {
+  return request.routeOptions.config.permission ?? (request.method === 'GET' || request.method === 'HEAD' ? 'VIEW' : 'TRANSACT');
+}
+
+/** Resolves the calling platform from Basic credentials and checks the route's permission. */
+export function createAuthenticator(tokens: TokenService) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    if (request.routeOptions.config.public) return;
+    const credentials = parseBasic(request.headers.authorization);
+    if (!credentials) throw unauthorized('Send API credentials as HTTP Basic: <api token id>:<api client secret>');
+    const token = await tokens.verify(credentials.user, credentials.secret);
+    if (!token) throw unauthorized('The API credentials are not valid');
+    const needed = requiredPermission(request);
+    if (!allows(token.permissions, needed)) {
+      throw new AppError(403, 'FORBIDDEN', `This API token lacks the ${needed} permission this request needs`, {
+        requiredPermission: needed,
+      });
+    }
+    request.auth = token;
+  };
+}

@@ -1,0 +1,59 @@
+import { Type, type TSchema } from 'typebox';
+import { idPattern, type IdPrefix } from '../lib/ids.js';
+
+/** Shared schema pieces, so every route speaks the same shapes. */
+
+export const Timestamp = Type.String({ format: 'date-time' });
+
+export function Id(prefix: IdPrefix) {
+  return Type.String({ pattern: idPattern(prefix), description: `${prefix}:<uuid>` });
+}
+
+export const SortOrder = Type.String({ enum: ['asc', 'desc'], default: 'desc' });
+
+/** The paging parameters every list takes. */
+export const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  sortOrder: Type.Optional(SortOrder),
+});
+
+export function listOf<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Optional(Type.String()),
+    totalCount: Type.Optional(Type.Integer()),
+  });
+}
+
+const FieldConstraint = Type.Object({
+  format: Type.Optional(Type.String()),
+  pattern: Type.Optional(Type.String()),
+  enum: Type.Optional(Type.Array(Type.String())),
+  minLength: Type.Optional(Type.Integer()),
+  maxLength: Type.Optional(Type.Integer()),
+});
+
+export const FieldError = Type.Object({
+  field: Type.String(),
+  constraint: Type.Optional(FieldConstraint),
+  message: Type.Optional(Type.String()),
+});
+
+export const ErrorBody = Type.Object({
+  status: Type.Integer(),
+  code: Type.String(),
+  message: Type.String(),
+  details: Type.Optional(Type.Object({ errors: Type.Optional(Type.Array(FieldError)) }, { additionalProperties: true })),
+});
+
+/** Error responses documented on every route. */
+export const errorResponses = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  500: ErrorBody,
+};

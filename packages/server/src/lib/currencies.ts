@@ -1,0 +1,31 @@
+/** A currency the service can hold or move; amounts are integers in units of 10^-decimals. */
+export interface Currency {
+  code: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+}
+
+const LIST: Currency[] = [
+  { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 },
+  { code: 'EUR', name: 'Euro', symbol: '€', decimals: 2 },
+  { code: 'GBP', name: 'Pound Sterling', symbol: '£', decimals: 2 },
+  { code: 'MXN', name: 'Mexican Peso', symbol: '$', decimals: 2 },
+  { code: 'BRL', name: 'Brazilian Real', symbol: 'R$', decimals: 2 },
+  { code: 'INR', name: 'Indian Rupee', symbol: '₹', decimals: 2 },
+  { code: 'NGN', name: 'Nigerian Naira', symbol: '₦', decimals: 2 },
+  { code: 'CAD', name: 'Canadian Dollar', symbol: '$', decimals: 2 },
+  { code: 'PHP', name: 'Philippine Peso', symbol: '₱', decimals: 2 },
+  { code: 'KES', name: 'Kenyan Shilling', symbol: 'KSh', decimals: 2 },
+  { code: 'JPY', name: 'Japanese Yen', symbol: '¥', decimals: 0 },
+  { code: 'USDC', name: 'USD Coin', symbol: '', decimals: 6 },
+  { code: 'USDB', name: 'USDB', symbol: '', decimals: 6 },
+  { code: 'BTC', name: 'Bitcoin', symbol: '₿', decimals: 8 },
+];
+
+export const CURRENCIES: ReadonlyMap<string, Currency> = new Map(LIST.map((c) => [c.code, c]));
+export const CURRENCY_CODES: readonly string[] = LIST.map((c) => c.code);
+
+export function currencyOf(code: string): Currency | undefined {
+  return CURRENCIES.get(code);
+}

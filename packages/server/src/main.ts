@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { API_PREFIX, ConfigError, loadConfig, type Config } from './config.js';
+import { migrateToLatest, openDatabase } from './db/database.js';
+import { buildApp } from './app.js';
+import { credentialsFilePath, ensureCredentials, type Credentials } from './bootstrap.js';
+
+function say(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function banner(config: Config, address: string, databaseKind: string, credentials: Credentials | undefined): void {
+  const base = `${address}${API_PREFIX}`;
+  say('');
+  say(`  Moneta ${config.mode === 'sandbox' ? 'sandbox' : 'PRODUCTION'} is running`);
+  say(`  API         ${base}`);
+  say(`  Database    ${databaseKind === 'pglite' ? `embedded PGlite in ${join(config.dataDir, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`);
+  say(`  Reference   ${base}/reference   (OpenAPI: ${base}/openapi.json)`);
+  say(`  Health      ${address}/health`);
+  if (credentials) {
+    say('');
+    say(`  Authenticate with HTTP Basic (${credentials.source}):`);
+    say(`    API token id       ${credentials.clientId}`);
+    if (credentials.clientSecret && config.mode === 'sandbox') {
+      say(`    API client secret  ${credentials.clientSecret}`);
+      if (credentials.source !== 'environment') say(`    (kept in ${credentialsFilePath(config)}, mode 0600)`);
+      say('');
+      say('  Try it:');
+      say(`    curl -u '${credentials.clientId}:${credentials.clientSecret}' ${base}/customers \\`);
+      say(`      -H 'Content-Type: application/json' -d '{"customerType":"INDIVIDUAL","fullName":"Jane Doe","email":"jane@example.com"}'`);
+    }
+  }
+  say('');
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`moneta: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+
+  say(`moneta: opening ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'} database…`);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
+  const applied = await migrateToLatest(database.db);
+  say(`moneta: schema up to date${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
+
+  const { app, services } = await buildApp({ config, db: database.db, databaseKind: database.kind });
+  const credentials = await ensureCredentials(config, database.db, services);
+  const address = await app.listen({ port: config.port, host: config.host });
+  banner(config, config.publicUrl || address, database.kind, credentials);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'draining in-flight requests');
+    try {
+      await app.close();
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('unhandledRejection', (reason) => app.log.error({ err: reason }, 'unhandled rejection'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`moneta: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

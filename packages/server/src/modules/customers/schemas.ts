@@ -1,0 +1,169 @@
+import { Type } from 'typebox';
+import { CURRENCY_CODES } from '../../lib/currencies.js';
+import { Id, ListQuery, listOf, Timestamp } from '../../http/schema-kit.js';
+
+export const CUSTOMER_TYPES = ['INDIVIDUAL', 'BUSINESS'] as const;
+export const KYC_STATUSES = ['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED', 'HOLD'] as const;
+export type KycStatus = (typeof KYC_STATUSES)[number];
+export type CustomerType = (typeof CUSTOMER_TYPES)[number];
+
+const CountryCode = Type.String({ format: 'country-code', description: 'ISO 3166-1 alpha-2 code' });
+const CurrencyCode = Type.String({ enum: [...CURRENCY_CODES] });
+const E164 = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164 phone number' });
+const Text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
+const Enum = (values: string[]) => Type.String({ enum: values });
+
+const PURPOSES = ['CONTRACTOR_PAYOUTS', 'CREATOR_PAYOUTS', 'EMPLOYEE_PAYOUTS', 'MARKETPLACE_SELLER_PAYOUTS', 'SUPPLIER_PAYMENTS', 'CROSS_BORDER_B2B', 'AR_AUTOMATION', 'AP_AUTOMATION', 'EMBEDDED_PAYMENTS', 'PLATFORM_FEE_COLLECTION', 'P2P_TRANSFERS', 'CHARITABLE_DONATIONS', 'OTHER'];
+const TX_COUNTS = ['COUNT_UNDER_10', 'COUNT_10_TO_100', 'COUNT_100_TO_500', 'COUNT_500_TO_1000', 'COUNT_OVER_1000'];
+const TX_VOLUMES = ['VOLUME_UNDER_10K', 'VOLUME_10K_TO_100K', 'VOLUME_100K_TO_1M', 'VOLUME_1M_TO_10M', 'VOLUME_OVER_10M'];
+const ENTITY_TYPES = ['SOLE_PROPRIETORSHIP', 'PARTNERSHIP', 'LLC', 'CORPORATION', 'S_CORPORATION', 'NON_PROFIT', 'PUBLICLY_LISTED_COMPANY', 'TRUST', 'PRIVATE_FOUNDATION', 'CHARITY', 'OTHER'];
+const BUSINESS_TYPES = ['AGRICULTURE_FORESTRY_FISHING_AND_HUNTING', 'MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION', 'UTILITIES', 'CONSTRUCTION', 'MANUFACTURING', 'WHOLESALE_TRADE', 'RETAIL_TRADE', 'TRANSPORTATION_AND_WAREHOUSING', 'INFORMATION', 'FINANCE_AND_INSURANCE', 'REAL_ESTATE_AND_RENTAL_AND_LEASING', 'PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES', 'MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES', 'ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES', 'EDUCATIONAL_SERVICES', 'HEALTH_CARE_AND_SOCIAL_ASSISTANCE', 'ARTS_ENTERTAINMENT_AND_RECREATION', 'ACCOMMODATION_AND_FOOD_SERVICES', 'OTHER_SERVICES', 'PUBLIC_ADMINISTRATION'];
+const FUNDS_CATEGORIES = ['OPERATING_REVENUE', 'INVESTMENT_INCOME', 'LOANS', 'VENTURE_CAPITAL', 'PERSONAL_SAVINGS', 'DONATIONS', 'OTHER'];
+const TAX_ID_TYPES = ['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'];
+
+export const Address = Type.Object(
+  {
+    line1: Text(200),
+    line2: Type.Optional(Text(200)),
+    city: Type.Optional(Text(100)),
+    state: Type.Optional(Text(100)),
+    postalCode: Type.String({ minLength: 1, maxLength: 20 }),
+    country: CountryCode,
+  },
+  { additionalProperties: false },
+);
+
+const businessInfoProperties = {
+  legalName: Text(200),
+  doingBusinessAs: Type.Optional(Text(200)),
+  country: Type.Optional(CountryCode),
+  registrationNumber: Type.Optional(Text(100)),
+  incorporatedOn: Type.String({ format: 'date' }),
+  entityType: Type.Optional(Enum(ENTITY_TYPES)),
+  taxId: Text(50),
+  countriesOfOperation: Type.Optional(Type.Array(CountryCode, { maxItems: 250 })),
+  businessType: Type.Optional(Enum(BUSINESS_TYPES)),
+  purposeOfAccount: Type.Optional(Enum(PURPOSES)),
+  sourceOfFunds: Type.Optional(Text(1000)),
+  expectedMonthlyTransactionCount: Type.Optional(Enum(TX_COUNTS)),
+  expectedMonthlyTransactionVolume: Type.Optional(Enum(TX_VOLUMES)),
+  expectedRecipientJurisdictions: Type.Optional(Type.Array(CountryCode, { maxItems: 250 })),
+  naicsCode: Type.Optional(Type.String({ pattern: '^\\d{2,6}$' })),
+  sourceOfFundsCategories: Type.Optional(Type.Array(Enum(FUNDS_CATEGORIES), { maxItems: 10 })),
+  sourceOfFundsOtherDescription: Type.Optional(Text(500)),
+  purposeOfAccountOtherDescription: Type.Optional(Text(500)),
+  expectedCounterpartyCountries: Type.Optional(Type.Array(CountryCode, { maxItems: 250 })),
+};
+
+export const BusinessInfo = Type.Object(businessInfoProperties, { additionalProperties: false });
+/** On update every business field is optional; what is sent replaces what was stored. */
+export const BusinessInfoUpdate = Type.Partial(BusinessInfo);
+
+const individualProperties = {
+  fullName: Type.Optional(Text(200)),
+  birthDate: Type.Optional(Type.String({ format: 'date' })),
+  nationality: Type.Optional(CountryCode),
+  address: Type.Optional(Address),
+  taxIdType: Type.Optional(Enum(TAX_ID_TYPES)),
+  taxIdentifier: Type.Optional(Text(50)),
+  taxIdCountryOfIssuance: Type.Optional(CountryCode),
+  purposeOfAccount: Type.Optional(Enum(PURPOSES)),
+  purposeOfAccountOtherDescription: Type.Optional(Text(500)),
+  sourceOfFundsOtherDescription: Type.Optional(Text(500)),
+  expectedMonthlyTransactionCount: Type.Optional(Enum(TX_COUNTS)),
+  expectedMonthlyTransactionVolume: Type.Optional(Enum(TX_VOLUMES)),
+};
+/** Fields only an INDIVIDUAL customer carries. */
+export const INDIVIDUAL_ONLY = ['fullName', 'birthDate', 'nationality', 'taxIdType', 'taxIdentifier', 'taxIdCountryOfIssuance'];
+
+const sharedProperties = {
+  currencies: Type.Optional(Type.Array(CurrencyCode, { uniqueItems: true, maxItems: 20 })),
+  email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+  phoneNumber: Type.Optional(E164),
+  umaAddress: Type.Optional(Type.String({ pattern: '^\\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,190}$' })),
+};
+
+/** BUSINESS needs businessInfo and takes no person fields; INDIVIDUAL takes no businessInfo. */
+const byType = (businessRequired: boolean) => ({
+  if: { properties: { customerType: { const: 'BUSINESS' } }, required: ['customerType'] },
+  then: {
+    ...(businessRequired ? { required: ['businessInfo'] } : {}),
+    properties: Object.fromEntries(INDIVIDUAL_ONLY.map((field) => [field, false])),
+  },
+  else: { properties: { businessInfo: false } },
+});
+
+export const CustomerCreateRequest = Type.Object(
+  {
+    customerType: Enum([...CUSTOMER_TYPES]),
+    platformCustomerId: Type.Optional(Text(255)),
+    region: Type.Optional(CountryCode),
+    ...sharedProperties,
+    ...individualProperties,
+    idType: Type.Optional(Enum(TAX_ID_TYPES)),
+    identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 50, writeOnly: true })),
+    businessInfo: Type.Optional(BusinessInfo),
+  },
+  { additionalProperties: false, ...byType(true) },
+);
+
+export const CustomerUpdateRequest = Type.Object(
+  {
+    customerType: Enum([...CUSTOMER_TYPES]),
+    ...sharedProperties,
+    ...individualProperties,
+    businessInfo: Type.Optional(BusinessInfoUpdate),
+  },
+  { additionalProperties: false, ...byType(false) },
+);
+
+export const Customer = Type.Object({
+  id: Type.String(),
+  platformCustomerId: Type.String(),
+  customerType: Type.String(),
+  kycStatus: Type.Optional(Type.String()),
+  kybStatus: Type.Optional(Type.String()),
+  region: Type.Optional(Type.String()),
+  currencies: Type.Array(Type.String()),
+  email: Type.Optional(Type.String()),
+  phoneNumber: Type.Optional(Type.String()),
+  umaAddress: Type.String(),
+  fullName: Type.Optional(Type.String()),
+  birthDate: Type.Optional(Type.String()),
+  nationality: Type.Optional(Type.String()),
+  address: Type.Optional(Address),
+  taxIdType: Type.Optional(Type.String()),
+  taxIdentifier: Type.Optional(Type.String()),
+  taxIdCountryOfIssuance: Type.Optional(Type.String()),
+  purposeOfAccount: Type.Optional(Type.String()),
+  purposeOfAccountOtherDescription: Type.Optional(Type.String()),
+  sourceOfFundsOtherDescription: Type.Optional(Type.String()),
+  expectedMonthlyTransactionCount: Type.Optional(Type.String()),
+  expectedMonthlyTransactionVolume: Type.Optional(Type.String()),
+  businessInfo: Type.Optional(Type.Object({ ...businessInfoProperties, incorporatedOn: Type.Optional(Type.String()), taxId: Type.Optional(Type.String()) })),
+  isDeleted: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const CustomerListQuery = Type.Object(
+  {
+    ...ListQuery.properties,
+    platformCustomerId: Type.Optional(Type.String({ maxLength: 255 })),
+    customerType: Type.Optional(Enum([...CUSTOMER_TYPES])),
+    kycStatus: Type.Optional(Enum([...KYC_STATUSES])),
+    kybStatus: Type.Optional(Enum([...KYC_STATUSES])),
+    region: Type.Optional(CountryCode),
+    currency: Type.Optional(CurrencyCode),
+    email: Type.Optional(Type.String({ maxLength: 254 })),
+    createdAfter: Type.Optional(Type.String({ format: 'date-time' })),
+    createdBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    updatedAfter: Type.Optional(Type.String({ format: 'date-time' })),
+    updatedBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    isIncludingDeleted: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const CustomerListResponse = listOf(Customer);
+export const CustomerParams = Type.Object({ customerId: Id('Customer') });

@@ -1,0 +1,251 @@
+import type { Db, Executor, Tx } from '../../db/schema.js';
+import type { CustomersTable } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import { emitEvent } from '../../events/outbox.js';
+import type { TxContext } from '../../http/idempotency.js';
+import { paginate, type PageParams } from '../../http/pagination.js';
+import { AppError, conflict, invalidInput, notFound } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/db-errors.js';
+import { newId, uuidOf } from '../../lib/ids.js';
+import { sandboxVerificationDecision } from '../../sandbox/kyc-outcomes.js';
+import type { CustomerType, KycStatus } from './schemas.js';
+
+type CustomerRow = Selectable<CustomersTable>;
+
+export interface CustomerView {
+  id: string;
+  platformCustomerId: string;
+  customerType: CustomerType;
+  kycStatus?: KycStatus;
+  kybStatus?: KycStatus;
+  region?: string;
+  currencies: string[];
+  email?: string;
+  phoneNumber?: string;
+  umaAddress: string;
+  isDeleted: boolean;
+  createdAt: string;
+  updatedAt: string;
+  [profileField: string]: unknown;
+}
+
+export interface CustomerInput {
+  customerType: string;
+  platformCustomerId?: string | undefined;
+  region?: string | undefined;
+  currencies?: string[] | undefined;
+  email?: string | undefined;
+  phoneNumber?: string | undefined;
+  umaAddress?: string | undefined;
+  businessInfo?: Record<string, unknown> | undefined;
+  [profileField: string]: unknown;
+}
+
+export interface CustomerFilters extends PageParams {
+  platformCustomerId?: string | undefined;
+  customerType?: string | undefined;
+  kycStatus?: string | undefined;
+  kybStatus?: string | undefined;
+  region?: string | undefined;
+  currency?: string | undefined;
+  email?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedAfter?: string | undefined;
+  updatedBefore?: string | undefined;
+  isIncludingDeleted?: boolean | undefined;
+}
+
+/** Columns of their own; every other accepted field lives in `profile`. `identifier` is write-only. */
+const COLUMN_FIELDS = new Set(['customerType', 'platformCustomerId', 'region', 'currencies', 'email', 'phoneNumber', 'umaAddress']);
+const WRITE_ONLY_FIELDS = new Set(['identifier', 'idType']);
+
+export function customerView(row: CustomerRow): CustomerView {
+  const profile = Object.fromEntries(Object.entries(row.profile).filter(([k]) => !WRITE_ONLY_FIELDS.has(k)));
+  return {
+    id: row.id,
+    platformCustomerId: row.platform_customer_id,
+    customerType: row.customer_type,
+    ...(row.customer_type === 'BUSINESS' ? { kybStatus: row.kyc_status } : { kycStatus: row.kyc_status }),
+    ...(row.region ? { region: row.region } : {}),
+    currencies: row.currencies,
+    ...(row.email ? { email: row.email } : {}),
+    ...(row.phone_number ? { phoneNumber: row.phone_number } : {}),
+    umaAddress: row.uma_address,
+    ...profile,
+    isDeleted: row.deleted_at !== null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function profileOf(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([k, v]) => !COLUMN_FIELDS.has(k) && v !== undefined));
+}
+
+function defaultUmaAddress(platformCustomerId: string, domain: string): string {
+  const local = platformCustomerId.replace(/[^a-zA-Z0-9._+-]/g, '-').slice(0, 64) || 'customer';
+  return `$${local}@${domain}`;
+}
+
+/** The event a verification status announces, if any (UNVERIFIED announces nothing). */
+export function verificationEventType(customerType: CustomerType, status: KycStatus): string | undefined {
+  if (status === 'UNVERIFIED') return undefined;
+  return `CUSTOMER.${customerType === 'BUSINESS' ? 'KYB' : 'KYC'}_${status}`;
+}
+
+export type CustomerService = ReturnType<typeof createCustomerService>;
+
+export function createCustomerService({ db, sandbox, umaDomain }: { db: Db; sandbox: boolean; umaDomain: (executor: Executor, platformId: string) => Promise<string> }) {
+  async function loadForUpdate(tx: Tx, platformId: string, customerId: string): Promise<CustomerRow> {
+    const row = await tx
+      .selectFrom('customers')
+      .selectAll()
+      .where('platform_id', '=', platformId)
+      .where('id', '=', customerId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw notFound('USER_NOT_FOUND', 'Customer');
+    if (row.deleted_at) throw customerDeleted();
+    return row;
+  }
+
+  /** Moves a customer's verification status and announces it, in the caller's transaction. */
+  async function setVerificationStatus(ctx: TxContext, row: CustomerRow, status: KycStatus): Promise<CustomerView> {
+    if (row.kyc_status === status) return customerView(row);
+    const updated = await ctx.tx
+      .updateTable('customers')
+      .set({ kyc_status: status, updated_at: ctx.now })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const view = customerView(updated);
+    const type = verificationEventType(updated.customer_type, status);
+    if (type) await emitEvent(ctx.tx, { platformId: ctx.platformId, type, data: view, at: ctx.now });
+    return view;
+  }
+
+  return {
+    loadForUpdate,
+    setVerificationStatus,
+
+    async create(ctx: TxContext, input: CustomerInput): Promise<CustomerView> {
+      const id = newId('Customer');
+      const customerType = input.customerType as CustomerType;
+      const platformCustomerId = input.platformCustomerId ?? uuidOf(id);
+      const decidedOn = customerType === 'BUSINESS' ? (input.businessInfo?.registrationNumber as string | undefined) : (input.fullName as string | undefined);
+      const status: KycStatus = sandbox ? sandboxVerificationDecision(decidedOn) : 'UNVERIFIED';
+      let row: CustomerRow;
+      try {
+        row = await ctx.tx
+          .insertInto('customers')
+          .values({
+            id,
+            platform_id: ctx.platformId,
+            platform_customer_id: platformCustomerId,
+            customer_type: customerType,
+            kyc_status: status,
+            region: input.region ?? null,
+            currencies: JSON.stringify(input.currencies ?? []),
+            email: input.email ?? null,
+            phone_number: input.phoneNumber ?? null,
+            uma_address: input.umaAddress ?? defaultUmaAddress(platformCustomerId, await umaDomain(ctx.tx, ctx.platformId)),
+            profile: JSON.stringify(profileOf(input)),
+            created_at: ctx.now,
+            updated_at: ctx.now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicatePlatformCustomerId(platformCustomerId);
+        throw error;
+      }
+      const view = customerView(row);
+      const type = verificationEventType(customerType, status);
+      if (type) await emitEvent(ctx.tx, { platformId: ctx.platformId, type, data: view, at: ctx.now });
+      return view;
+    },
+
+    async get(platformId: string, customerId: string): Promise<CustomerView> {
+      const row = await db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
+      if (!row) throw notFound('USER_NOT_FOUND', 'Customer');
+      if (row.deleted_at) throw customerDeleted();
+      return customerView(row);
+    },
+
+    async list(platformId: string, filters: CustomerFilters) {
+      let query = db.selectFrom('customers as t').selectAll('t').where('t.platform_id', '=', platformId);
+      if (!filters.isIncludingDeleted) query = query.where('t.deleted_at', 'is', null);
+      if (filters.platformCustomerId !== undefined) query = query.where('t.platform_customer_id', '=', filters.platformCustomerId);
+      if (filters.customerType) query = query.where('t.customer_type', '=', filters.customerType as CustomerType);
+      if (filters.kycStatus) query = query.where('t.customer_type', '=', 'INDIVIDUAL').where('t.kyc_status', '=', filters.kycStatus as KycStatus);
+      if (filters.kybStatus) query = query.where('t.customer_type', '=', 'BUSINESS').where('t.kyc_status', '=', filters.kybStatus as KycStatus);
+      if (filters.region) query = query.where('t.region', '=', filters.region);
+      if (filters.email) query = query.where('t.email', '=', filters.email);
+      if (filters.currency) query = query.where(sql<boolean>`t.currencies @> ${JSON.stringify([filters.currency])}::jsonb`);
+      if (filters.createdAfter) query = query.where('t.created_at', '>=', new Date(filters.createdAfter));
+      if (filters.createdBefore) query = query.where('t.created_at', '<=', new Date(filters.createdBefore));
+      if (filters.updatedAfter) query = query.where('t.updated_at', '>=', new Date(filters.updatedAfter));
+      if (filters.updatedBefore) query = query.where('t.updated_at', '<=', new Date(filters.updatedBefore));
+      return paginate(query, filters, customerView);
+    },
+
+    /**
+     * Applies an update. Sent fields replace stored ones. Changing the contact tied to a wallet's
+     * OTP credential will need the wallet's signature (202 flow); `contactChangeNeedsSignature` is
+     * the seam where the wallet module plugs that in.
+     */
+    async update(ctx: TxContext, customerId: string, patch: CustomerInput): Promise<CustomerView> {
+      const row = await loadForUpdate(ctx.tx, ctx.platformId, customerId);
+      const errors = [];
+      if (patch.customerType !== row.customer_type) {
+        errors.push({ field: 'customerType', constraint: { enum: [row.customer_type] }, message: `customerType must stay ${row.customer_type}` });
+      }
+      if (patch.email !== undefined && patch.phoneNumber !== undefined) {
+        errors.push({ field: 'email', message: 'Update email and phoneNumber in separate requests' });
+        errors.push({ field: 'phoneNumber', message: 'Update email and phoneNumber in separate requests' });
+      }
+      if (errors.length > 0) throw invalidInput(errors);
+
+      const profile = { ...row.profile, ...profileOf(patch) };
+      if (patch.businessInfo) profile.businessInfo = { ...((row.profile.businessInfo as object | undefined) ?? {}), ...patch.businessInfo };
+      const updated = await ctx.tx
+        .updateTable('customers')
+        .set({
+          ...(patch.currencies !== undefined ? { currencies: JSON.stringify(patch.currencies) } : {}),
+          ...(patch.email !== undefined ? { email: patch.email } : {}),
+          ...(patch.phoneNumber !== undefined ? { phone_number: patch.phoneNumber } : {}),
+          ...(patch.umaAddress !== undefined ? { uma_address: patch.umaAddress } : {}),
+          profile: JSON.stringify(profile),
+          updated_at: ctx.now,
+        })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return customerView(updated);
+    },
+
+    /** Soft-deletes: the record stays for the ledger and audit, answers 410 from then on. */
+    async remove(ctx: TxContext, customerId: string): Promise<CustomerView> {
+      const row = await loadForUpdate(ctx.tx, ctx.platformId, customerId);
+      const deleted = await ctx.tx
+        .updateTable('customers')
+        .set({ deleted_at: ctx.now, updated_at: ctx.now })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return customerView(deleted);
+    },
+  };
+}
+
+export function customerDeleted(): AppError {
+  return new AppError(410, 'CUSTOMER_DELETED', 'This customer was deleted');
+}
+
+function duplicatePlatformCustomerId(platformCustomerId: string): AppError {
+  return conflict('CONFLICT', `A customer with platformCustomerId "${platformCustomerId}" already exists`, {
+    field: 'platformCustomerId',
+    platformCustomerId,
+  });
+}

@@ -1,0 +1,62 @@
+import type { CustomerView } from '../customers/service.js';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+ body{font:16px/1.5 system-ui,sans-serif;background:#f5f6f8;color:#1d2330;margin:0}
+ main{max-width:30rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem;box-shadow:0 2px 12px #0001}
+ h1{font-size:1.4rem;margin-top:0} label{display:block;margin:1rem 0 .25rem;font-weight:600}
+ input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #c8ccd4;border-radius:6px;font:inherit}
+ button,.button{margin-top:1.5rem;width:100%;padding:.75rem;border:0;border-radius:6px;background:#3454d1;color:#fff;font:inherit;font-weight:600;cursor:pointer;text-align:center;text-decoration:none;display:block}
+ .note{color:#5a6272;font-size:.9rem} .status{font-weight:700}
+</style></head><body><main>${body}</main></body></html>`;
+}
+
+export function verificationForm(customer: CustomerView, token: string, sandbox: boolean): string {
+  const business = customer.customerType === 'BUSINESS';
+  const info = (customer.businessInfo ?? {}) as Record<string, string | undefined>;
+  const value = (v: unknown) => (typeof v === 'string' ? ` value="${escapeHtml(v)}"` : '');
+  const fields = business
+    ? `<label for="legalName">Legal name</label><input id="legalName" name="legalName" required maxlength="200"${value(info.legalName)}>
+       <label for="registrationNumber">Registration number</label><input id="registrationNumber" name="registrationNumber" required maxlength="100"${value(info.registrationNumber)}>`
+    : `<label for="fullName">Full name</label><input id="fullName" name="fullName" required maxlength="200" autocomplete="name"${value(customer.fullName)}>
+       <label for="birthDate">Date of birth</label><input id="birthDate" name="birthDate" type="date"${value(customer.birthDate)}>
+       <label for="nationality">Nationality (two-letter code)</label><input id="nationality" name="nationality" maxlength="2"${value(customer.nationality)}>`;
+  const hint = sandbox
+    ? `<p class="note">Sandbox: the decision follows the last three characters of the ${business ? 'registration number' : 'full name'}: 001 pending, 002 rejected, 003 unverified, 004 on hold, anything else approved.</p>`
+    : '';
+  const title = business ? 'Verify your business' : 'Verify your identity';
+  return layout(
+    title,
+    `<h1>${title}</h1>
+     <form method="post" action="/hosted/kyc/${escapeHtml(token)}">${fields}
+     <button type="submit" id="submit">Submit for verification</button></form>${hint}`,
+  );
+}
+
+export function alreadyApproved(): string {
+  return layout('Already verified', '<h1>Already verified</h1><p>This customer is already verified. Nothing more is needed.</p>');
+}
+
+export function linkProblem(state: 'unknown' | 'expired' | 'used'): string {
+  const message = {
+    unknown: 'This verification link is not valid.',
+    expired: 'This verification link has expired. Ask for a new one.',
+    used: 'This verification link was already used. Ask for a new one if you need to verify again.',
+  }[state];
+  return layout('Verification link unavailable', `<h1>Link unavailable</h1><p id="problem">${message}</p>`);
+}
+
+export function submitted(status: string): string {
+  return layout(
+    'Verification submitted',
+    `<h1>Thank you</h1><p>Your details were submitted. Status: <span class="status" id="status">${escapeHtml(status)}</span>.</p><p class="note">You can close this page.</p>`,
+  );
+}

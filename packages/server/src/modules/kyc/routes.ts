@@ -1,0 +1,75 @@
+import formbody from '@fastify/formbody';
+import { Type } from 'typebox';
+import type { ApiApp } from '../../http/types.js';
+import type { RunIdempotent } from '../../http/idempotency.js';
+import { errorResponses } from '../../http/schema-kit.js';
+import { Customer, CustomerParams } from '../customers/schemas.js';
+import { HostedParams, HostedSubmission, KycDecisionRequest, KycLink, KycLinkCreateRequest } from './schemas.js';
+import type { KycService } from './service.js';
+import { alreadyApproved, linkProblem, submitted, verificationForm } from './page.js';
+
+const tags = ['KYC/KYB Verifications'];
+
+export function registerKycRoutes(app: ApiApp, { kyc, idempotent }: { kyc: KycService; idempotent: RunIdempotent }) {
+  app.post(
+    '/customers/:customerId/kyc-link',
+    {
+      schema: {
+        tags,
+        summary: 'Create a single-use hosted verification link',
+        params: CustomerParams,
+        body: Type.Optional(KycLinkCreateRequest),
+        response: { 201: KycLink, ...errorResponses, 410: errorResponses[404] },
+      },
+    },
+    (req, reply) => idempotent(req, reply, 201, (ctx) => kyc.createLink(ctx, req.params.customerId, req.body?.redirectUri)),
+  );
+}
+
+export function registerSandboxKycRoutes(app: ApiApp, { kyc, idempotent }: { kyc: KycService; idempotent: RunIdempotent }) {
+  app.post(
+    '/sandbox/customers/:customerId/kyc-decision',
+    {
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'Simulate the verification provider deciding on a customer',
+        params: CustomerParams,
+        body: KycDecisionRequest,
+        response: { 200: Customer, ...errorResponses, 410: errorResponses[404] },
+      },
+    },
+    (req, reply) => idempotent(req, reply, 200, (ctx) => kyc.decide(ctx, req.params.customerId, req.body.status as never)),
+  );
+}
+
+/** The hosted verification page a person opens from a KYC link. No API credentials: the link is the key. */
+export function registerHostedKycPages(app: ApiApp, { kyc, sandbox }: { kyc: KycService; sandbox: boolean }) {
+  app.register(formbody);
+  const pageHeaders = {
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'",
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+  };
+
+  app.get('/kyc/:token', { schema: { hide: true, params: HostedParams }, config: { public: true } }, async (req, reply) => {
+    const link = await kyc.open(req.params.token);
+    reply.headers(pageHeaders).type('text/html; charset=utf-8');
+    if (link.state !== 'open') return reply.code(link.state === 'unknown' ? 404 : 410).send(linkProblem(link.state));
+    const approved = link.customer.kycStatus === 'APPROVED' || link.customer.kybStatus === 'APPROVED';
+    return reply.send(approved ? alreadyApproved() : verificationForm(link.customer, req.params.token, sandbox));
+  });
+
+  app.post(
+    '/kyc/:token',
+    { schema: { hide: true, params: HostedParams, body: HostedSubmission }, config: { public: true } },
+    async (req, reply) => {
+      const outcome = await kyc.submit(req.params.token, req.body);
+      reply.headers(pageHeaders);
+      if (outcome.state !== 'decided') {
+        return reply.code(outcome.state === 'unknown' ? 404 : 410).type('text/html; charset=utf-8').send(linkProblem(outcome.state));
+      }
+      if (outcome.redirectUri) return reply.redirect(outcome.redirectUri, 303);
+      return reply.type('text/html; charset=utf-8').send(submitted(outcome.status));
+    },
+  );
+}

@@ -1,0 +1,34 @@
+import { Type } from 'typebox';
+import { Timestamp } from '../../http/schema-kit.js';
+
+export const KycLinkCreateRequest = Type.Object(
+  {
+    redirectUri: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })),
+  },
+  { additionalProperties: false },
+);
+
+export const KycLink = Type.Object({
+  kycUrl: Type.String(),
+  expiresAt: Timestamp,
+  provider: Type.String(),
+  token: Type.Optional(Type.String()),
+});
+
+export const HostedParams = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{20,100}$' }) });
+
+export const HostedSubmission = Type.Object(
+  {
+    fullName: Type.Optional(Type.String({ maxLength: 200 })),
+    birthDate: Type.Optional(Type.String({ maxLength: 10 })),
+    nationality: Type.Optional(Type.String({ maxLength: 2 })),
+    legalName: Type.Optional(Type.String({ maxLength: 200 })),
+    registrationNumber: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: true },
+);
+
+export const KycDecisionRequest = Type.Object(
+  { status: Type.String({ enum: ['PENDING', 'APPROVED', 'REJECTED', 'HOLD'] }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,83 @@
+import { Type } from 'typebox';
+import { CURRENCY_CODES } from '../../lib/currencies.js';
+import { Timestamp } from '../../http/schema-kit.js';
+
+const CurrencyCode = Type.String({ enum: [...CURRENCY_CODES] });
+const MinorAmount = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+
+export const PlatformCurrencyConfig = Type.Object(
+  {
+    currencyCode: CurrencyCode,
+    minAmount: MinorAmount,
+    maxAmount: MinorAmount,
+    requiredCounterpartyFields: Type.Array(
+      Type.Object({ name: Type.String({ pattern: '^[A-Z][A-Z0-9_]{0,63}$' }), mandatory: Type.Boolean() }, { additionalProperties: false }),
+      { maxItems: 50 },
+    ),
+    enabledTransactionTypes: Type.Array(Type.String({ enum: ['INCOMING', 'OUTGOING'] }), { uniqueItems: true, maxItems: 2 }),
+  },
+  { additionalProperties: false },
+);
+
+export const FeeConfig = Type.Object(
+  {
+    feeType: Type.String({ enum: ['CROSS_CURRENCY_TRANSACTION'] }),
+    sourceCurrency: CurrencyCode,
+    variableFeeBps: Type.Integer({ minimum: 0, maximum: 10000 }),
+    fixedFee: Type.Object({ amount: MinorAmount, currency: CurrencyCode }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+
+export const EmbeddedWalletConfig = Type.Object(
+  {
+    appName: Type.Optional(Type.String({ maxLength: 255 })),
+    otpLength: Type.Optional(Type.Integer({ minimum: 4, maximum: 12 })),
+    alphanumeric: Type.Optional(Type.Boolean()),
+    expirationSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86400 })),
+    sendFromEmailAddress: Type.Optional(Type.String({ format: 'email', maxLength: 255 })),
+    sendFromEmailSenderName: Type.Optional(Type.String({ maxLength: 255 })),
+    replyToEmailAddress: Type.Optional(Type.String({ format: 'email', maxLength: 255 })),
+    logoUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+
+const LooseObject = Type.Object({}, { additionalProperties: true });
+
+export const PlatformConfig = Type.Object({
+  id: Type.String(),
+  umaDomain: Type.Optional(Type.String()),
+  webhookEndpoint: Type.Optional(Type.String()),
+  supportedCurrencies: Type.Array(PlatformCurrencyConfig),
+  isRegulatedFinancialInstitution: Type.Boolean(),
+  embeddedWalletConfig: Type.Optional(EmbeddedWalletConfig),
+  cardTokenization2faConfig: Type.Optional(LooseObject),
+  feeConfigs: Type.Array(FeeConfig),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const PlatformConfigUpdateRequest = Type.Object(
+  {
+    umaDomain: Type.Optional(Type.String({ format: 'hostname', maxLength: 253 })),
+    webhookEndpoint: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })),
+    supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfig, { maxItems: 50 })),
+    embeddedWalletConfig: Type.Optional(EmbeddedWalletConfig),
+    cardTokenization2faConfig: Type.Optional(LooseObject),
+    feeConfigs: Type.Optional(Type.Array(FeeConfig, { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ClockAdvanceRequest = Type.Object(
+  {
+    seconds: Type.Integer({ minimum: 1, maximum: 10 * 365 * 24 * 3600, description: 'How far to move this platform’s clock forward' }),
+  },
+  { additionalProperties: false },
+);
+
+export const SandboxClock = Type.Object({
+  now: Timestamp,
+  offsetSeconds: Type.Integer(),
+});

@@ -1,0 +1,121 @@
+import type { Selectable } from 'kysely';
+import type { Static } from 'typebox';
+import type { PlatformConfig, PlatformConfigUpdateRequest } from './schemas.js';
+import type { Db, Executor, PlatformsTable } from '../../db/schema.js';
+import type { TxContext } from '../../http/idempotency.js';
+import type { Clock } from '../../lib/clock.js';
+import { CURRENCY_CODES } from '../../lib/currencies.js';
+import { invalidInput, notFound, type FieldError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+
+export type PlatformConfigView = Static<typeof PlatformConfig>;
+export type ConfigPatch = Static<typeof PlatformConfigUpdateRequest>;
+
+export const DEFAULT_UMA_DOMAIN = 'moneta.local';
+
+/** What a new platform starts with: every currency, both directions, no fees of its own. */
+function defaultConfig(): Record<string, unknown> {
+  return {
+    supportedCurrencies: CURRENCY_CODES.map((currencyCode) => ({
+      currencyCode,
+      minAmount: 1,
+      maxAmount: 1_000_000_000_000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+    })),
+    feeConfigs: [],
+    isRegulatedFinancialInstitution: false,
+  };
+}
+
+function configView(row: Selectable<PlatformsTable>): PlatformConfigView {
+  const config = row.config as Partial<PlatformConfigView>;
+  return {
+    ...config,
+    id: row.id,
+    supportedCurrencies: config.supportedCurrencies ?? [],
+    feeConfigs: config.feeConfigs ?? [],
+    isRegulatedFinancialInstitution: config.isRegulatedFinancialInstitution ?? false,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export type PlatformService = ReturnType<typeof createPlatformService>;
+
+export function createPlatformService({ db, clock }: { db: Db; clock: Clock }) {
+  return {
+    async create(executor: Executor, input: { name: string; now: Date }): Promise<{ id: string; name: string }> {
+      const id = newId('Platform');
+      await executor
+        .insertInto('platforms')
+        .values({ id, name: input.name, config: JSON.stringify(defaultConfig()), created_at: input.now, updated_at: input.now })
+        .execute();
+      return { id, name: input.name };
+    },
+
+    async list(): Promise<{ id: string; name: string; createdAt: string }[]> {
+      const rows = await db.selectFrom('platforms').select(['id', 'name', 'created_at']).orderBy('created_at').execute();
+      return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
+    },
+
+    async getConfig(platformId: string): Promise<PlatformConfigView> {
+      const row = await db.selectFrom('platforms').selectAll().where('id', '=', platformId).executeTakeFirst();
+      if (!row) throw notFound('NOT_FOUND', 'Platform');
+      return configView(row);
+    },
+
+    /** Sent fields replace stored ones (arrays whole). */
+    async updateConfig(ctx: TxContext, patch: ConfigPatch): Promise<PlatformConfigView> {
+      const errors: FieldError[] = [];
+      patch.supportedCurrencies?.forEach((c, i) => {
+        if (c.minAmount > c.maxAmount) {
+          errors.push({ field: `supportedCurrencies.${i}.minAmount`, message: 'minAmount must not exceed maxAmount' });
+        }
+      });
+      const seen = new Set<string>();
+      patch.supportedCurrencies?.forEach((c, i) => {
+        if (seen.has(c.currencyCode)) errors.push({ field: `supportedCurrencies.${i}.currencyCode`, message: `${c.currencyCode} is listed twice` });
+        seen.add(c.currencyCode);
+      });
+      if (errors.length > 0) throw invalidInput(errors);
+
+      const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forUpdate().executeTakeFirstOrThrow();
+      const config = { ...row.config, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+      const updated = await ctx.tx
+        .updateTable('platforms')
+        .set({ config: JSON.stringify(config), updated_at: ctx.now })
+        .where('id', '=', ctx.platformId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return configView(updated);
+    },
+
+    async umaDomain(executor: Executor, platformId: string): Promise<string> {
+      const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
+      const domain = row?.config.umaDomain;
+      return typeof domain === 'string' && domain !== '' ? domain : DEFAULT_UMA_DOMAIN;
+    },
+
+    async readClock(platformId: string): Promise<{ now: string; offsetSeconds: number }> {
+      const row = await db.selectFrom('platforms').select('clock_offset_ms').where('id', '=', platformId).executeTakeFirstOrThrow();
+      clock.invalidate(platformId);
+      return { now: (await clock.now(platformId)).toISOString(), offsetSeconds: Math.floor(Number(row.clock_offset_ms) / 1000) };
+    },
+
+    /** Sandbox only: moves the platform's clock forward (never back, so nothing un-expires). */
+    async advanceClock(ctx: TxContext, seconds: number): Promise<{ now: string; offsetSeconds: number }> {
+      const row = await ctx.tx
+        .updateTable('platforms')
+        .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', BigInt(seconds) * 1000n) }))
+        .where('id', '=', ctx.platformId)
+        .returning('clock_offset_ms')
+        .executeTakeFirstOrThrow();
+      clock.invalidate(ctx.platformId);
+      return {
+        now: new Date(ctx.now.getTime() + seconds * 1000).toISOString(),
+        offsetSeconds: Math.floor(Number(row.clock_offset_ms) / 1000),
+      };
+    },
+  };
+}

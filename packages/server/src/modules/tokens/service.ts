@@ -1,0 +1,157 @@
+import type { Db, Executor } from '../../db/schema.js';
+import type { TxContext } from '../../http/idempotency.js';
+import { paginate, type PageParams } from '../../http/pagination.js';
+import { notFound } from '../../lib/errors.js';
+import { newId, uuidOf } from '../../lib/ids.js';
+import { hashSecret, newClientSecret, secretMatches } from '../../lib/secrets.js';
+import type { AuthContext } from '../../http/auth.js';
+import type { Permission } from './permissions.js';
+
+export interface ApiTokenView {
+  id: string;
+  name: string;
+  permissions: string[];
+  clientId: string;
+  clientSecret?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TokenFilters extends PageParams {
+  name?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedAfter?: string | undefined;
+  updatedBefore?: string | undefined;
+}
+
+interface TokenRow {
+  id: string;
+  name: string;
+  permissions: string[];
+  client_id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function view(row: TokenRow, clientSecret?: string): ApiTokenView {
+  return {
+    id: row.id,
+    name: row.name,
+    permissions: row.permissions,
+    clientId: row.client_id,
+    ...(clientSecret ? { clientSecret } : {}),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+interface CachedCredential {
+  auth: AuthContext;
+  secretHash: string;
+  cachedAt: number;
+}
+
+const CACHE_LIMIT = 10_000;
+
+export type TokenService = ReturnType<typeof createTokenService>;
+
+export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: number }) {
+  // Credential checks are cached so authentication costs a hash, not a query. A revocation clears
+  // this process's cache at once; other processes notice within cacheTtlMs.
+  const cache = new Map<string, CachedCredential>();
+
+  async function insertToken(
+    executor: Executor,
+    input: { platformId: string; name: string; permissions: string[]; clientId?: string; secret?: string; now: Date },
+  ): Promise<ApiTokenView> {
+    const id = newId('ApiToken');
+    const secret = input.secret ?? newClientSecret();
+    const row = {
+      id,
+      platform_id: input.platformId,
+      name: input.name,
+      permissions: input.permissions,
+      client_id: input.clientId ?? uuidOf(id),
+      created_at: input.now,
+      updated_at: input.now,
+    };
+    await executor
+      .insertInto('api_tokens')
+      .values({ ...row, permissions: JSON.stringify(row.permissions), secret_hash: hashSecret(secret) })
+      .execute();
+    return view(row, secret);
+  }
+
+  return {
+    insertToken,
+
+    async create(ctx: TxContext, input: { name: string; permissions: Permission[] }): Promise<ApiTokenView> {
+      return insertToken(ctx.tx, { platformId: ctx.platformId, name: input.name, permissions: [...input.permissions], now: ctx.now });
+    },
+
+    async get(platformId: string, tokenId: string): Promise<ApiTokenView> {
+      const row = await db
+        .selectFrom('api_tokens')
+        .select(['id', 'name', 'permissions', 'client_id', 'created_at', 'updated_at'])
+        .where('platform_id', '=', platformId)
+        .where('id', '=', tokenId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (!row) throw notFound('TOKEN_NOT_FOUND', 'API token');
+      return view(row);
+    },
+
+    async list(platformId: string, filters: TokenFilters) {
+      let query = db
+        .selectFrom('api_tokens as t')
+        .select(['t.id', 't.name', 't.permissions', 't.client_id', 't.created_at', 't.updated_at'])
+        .where('t.platform_id', '=', platformId)
+        .where('t.revoked_at', 'is', null);
+      if (filters.name !== undefined) query = query.where('t.name', '=', filters.name);
+      if (filters.createdAfter) query = query.where('t.created_at', '>=', new Date(filters.createdAfter));
+      if (filters.createdBefore) query = query.where('t.created_at', '<=', new Date(filters.createdBefore));
+      if (filters.updatedAfter) query = query.where('t.updated_at', '>=', new Date(filters.updatedAfter));
+      if (filters.updatedBefore) query = query.where('t.updated_at', '<=', new Date(filters.updatedBefore));
+      return paginate(query, filters, (row) => view(row));
+    },
+
+    async revoke(ctx: TxContext, tokenId: string): Promise<void> {
+      const result = await ctx.tx
+        .updateTable('api_tokens')
+        .set({ revoked_at: ctx.now, updated_at: ctx.now })
+        .where('platform_id', '=', ctx.platformId)
+        .where('id', '=', tokenId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) throw notFound('TOKEN_NOT_FOUND', 'API token');
+      cache.clear();
+    },
+
+    /** The caller behind a client id (or token id) and secret, or undefined when they do not match a live token. */
+    async verify(user: string, secret: string): Promise<AuthContext | undefined> {
+      const cached = cache.get(user);
+      if (cached && Date.now() - cached.cachedAt < cacheTtlMs) {
+        return secretMatches(secret, cached.secretHash) ? cached.auth : undefined;
+      }
+      const row = await db
+        .selectFrom('api_tokens')
+        .select(['id', 'platform_id', 'permissions', 'secret_hash'])
+        .where(user.startsWith('ApiToken:') ? 'id' : 'client_id', '=', user)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (!row) {
+        cache.delete(user);
+        return undefined;
+      }
+      const auth: AuthContext = { platformId: row.platform_id, tokenId: row.id, permissions: row.permissions };
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(user, { auth, secretHash: row.secret_hash, cachedAt: Date.now() });
+      return secretMatches(secret, row.secret_hash) ? auth : undefined;
+    },
+
+    forgetCachedCredentials(): void {
+      cache.clear();
+    },
+  };
+}

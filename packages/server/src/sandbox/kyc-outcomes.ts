@@ -1,0 +1,24 @@
+import type { KycStatus } from '../modules/customers/schemas.js';
+
+/**
+ * The sandbox verification provider's decision, keyed on the last three characters of the
+ * individual's full name or the business's registration number (reference table):
+ * KYC 001 PENDING, 002 REJECTED, 003 UNVERIFIED; KYB 001 PENDING and 003 UNVERIFIED (no automatic
+ * decision), 002 REJECTED; 004 HOLD for both (our addition); anything else APPROVED.
+ * Nothing to decide on (no name, no registration number) leaves the customer UNVERIFIED.
+ */
+export function sandboxVerificationDecision(value: string | undefined): KycStatus {
+  if (!value) return 'UNVERIFIED';
+  switch (value.trim().slice(-3)) {
+    case '001':
+      return 'PENDING';
+    case '002':
+      return 'REJECTED';
+    case '003':
+      return 'UNVERIFIED';
+    case '004':
+      return 'HOLD';
+    default:
+      return 'APPROVED';
+  }
+}
