@@ -62,7 +62,7 @@ export interface TestApp {
 export interface ApiResponse {
   status: number;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | number | undefined>;
   text: string;
 }
 

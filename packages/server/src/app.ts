@@ -113,6 +113,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     transform: ({ schema, url }) => ({ schema: schema as never, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
   });
 
+  // Liveness: answers without touching the database (also the bench's bare-route ceiling).
+  app.get('/livez', { schema: { hide: true }, config: { public: true } }, async () => ({ status: 'ok' }));
+  // Readiness: migrations ran (the app is built after them) and the database answers.
   app.get('/health', { schema: { hide: true }, config: { public: true } }, async (_req, reply) => {
     const ok = await ping(deps.db);
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', mode: config.mode, database: deps.databaseKind, version: API_VERSION });
