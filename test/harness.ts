@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
 import { API_PREFIX, loadConfig, type Config } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
 import { buildApp, type Services } from '../packages/server/src/app.js';
 import type { RouteTable } from '../packages/server/src/http/route-table.js';
+import { reconcile } from '../packages/server/src/ledger/ledger.js';
 
 /**
  * A fresh database for one test file: in-memory PGlite by default, or, when DATABASE_URL is set,
@@ -51,6 +53,8 @@ export interface TestApp {
   routes: RouteTable;
   database: DatabaseHandle;
   config: Config;
+  /** With `listen: true`: the address the app serves on (also its PUBLIC_URL). */
+  baseUrl?: string;
   /** The first platform, with a MANAGE token. */
   platform: TestPlatform;
   newPlatform(name?: string): Promise<TestPlatform>;
@@ -70,11 +74,58 @@ export function basic(clientId: string, secret: string): string {
   return `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /**
+   * Serve on a real loopback port (for browsers and other real HTTP clients). PUBLIC_URL becomes
+   * that address, so hosted links point at the running app.
+   */
+  listen?: boolean;
+}
+
+/** A loopback port nobody listens on right now. */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase();
-  const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', ...env });
-  const { app, services, routes } = await buildApp({ config, db: database.db, databaseKind: database.kind });
-  await app.ready();
+  async function build(extraEnv: Record<string, string>) {
+    const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', ...env, ...extraEnv });
+    return { config, ...(await buildApp({ config, db: database.db, databaseKind: database.kind })) };
+  }
+  let built: Awaited<ReturnType<typeof build>>;
+  let baseUrl: string | undefined;
+  if (!options.listen) {
+    built = await build({});
+    await built.app.ready();
+  } else {
+    // PUBLIC_URL must be known when the app is built, so pick the port first; retry if another
+    // process takes it in between.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freeLoopbackPort();
+      built = await build({ PUBLIC_URL: `http://127.0.0.1:${port}` });
+      try {
+        await built.app.listen({ port, host: '127.0.0.1' });
+        baseUrl = `http://127.0.0.1:${port}`;
+        break;
+      } catch (error) {
+        await built.app.close();
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) {
+          await database.close();
+          throw error;
+        }
+      }
+    }
+  }
+  const { app, services, routes, config } = built;
 
   async function newToken(platform: { id: string }, permissions: string[]): Promise<TestPlatform> {
     const token = await services.tokens.insertToken(database.db, { platformId: platform.id, name: 'test', permissions, now: new Date() });
@@ -94,6 +145,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     routes,
     database,
     config,
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
     platform,
     newPlatform,
     newToken,
@@ -113,8 +165,11 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       return { status: response.statusCode, body: parsed, headers: response.headers, text: response.body };
     },
     async close() {
+      // Every suite ends by proving the books balance: entries, balances, holds, non-negativity.
+      const violations = await reconcile(database.db).catch(() => []);
       await app.close();
       await database.close();
+      if (violations.length > 0) throw new Error(`ledger invariants broken: ${JSON.stringify(violations)}`);
     },
   };
 }

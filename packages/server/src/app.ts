@@ -2,7 +2,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { createSealer } from './lib/sealed.js';
 import { API_PREFIX, API_VERSION, type Config } from './config.js';
 import type { Db } from './db/schema.js';
 import { ping } from './db/database.js';
@@ -23,6 +25,16 @@ import { createKycService } from './modules/kyc/service.js';
 import { manualReviewProvider, sandboxProvider } from './modules/kyc/provider.js';
 import { registerHostedKycPages, registerKycRoutes, registerSandboxKycRoutes } from './modules/kyc/routes.js';
 import { registerSandboxClockRoutes } from './sandbox/routes.js';
+import { createAccountService } from './modules/accounts/service.js';
+import { registerAccountRoutes, registerSandboxFundingRoutes } from './modules/accounts/routes.js';
+import { createTransactionService } from './modules/transactions/service.js';
+import { registerTransactionRoutes } from './modules/transactions/routes.js';
+import { createIncomingPaymentService } from './modules/incoming/service.js';
+import { createExternalAccountService } from './modules/external-accounts/service.js';
+import { registerExternalAccountRoutes } from './modules/external-accounts/routes.js';
+import { createTransferService } from './modules/transfers/service.js';
+import { registerTransferRoutes } from './modules/transfers/routes.js';
+import { createJobRunner } from './jobs/jobs.js';
 
 export interface AppDeps {
   config: Config;
@@ -30,14 +42,20 @@ export interface AppDeps {
   databaseKind: 'pglite' | 'postgres';
   /** Overrides the clock (tests); defaults to real time plus each platform's sandbox offset. */
   clock?: Clock;
+  /** Encrypts secrets at rest (main resolves it from config); an app built without one uses a throw-away key. */
+  encryptionKey?: Buffer;
 }
 
-export function createServices({ config, db, clock: givenClock }: AppDeps) {
+export function createServices({ config, db, clock: givenClock, encryptionKey }: AppDeps) {
   const sandbox = config.mode === 'sandbox';
   const clock = givenClock ?? createClock({ db, sandbox });
   const tokens = createTokenService({ db, cacheTtlMs: config.authCacheTtlMs });
-  const platforms = createPlatformService({ db, clock });
-  const customers = createCustomerService({ db, sandbox, umaDomain: platforms.umaDomain });
+  const accounts = createAccountService({ db });
+  const transactions = createTransactionService({ db });
+  const incoming = createIncomingPaymentService({ accounts, transactions });
+  const platforms = createPlatformService({ db, clock, accounts });
+  const customers = createCustomerService({ db, sandbox, umaDomain: platforms.umaDomain, accounts });
+  const externalAccounts = createExternalAccountService({ db, customers });
   const kyc = createKycService({
     db,
     clock,
@@ -46,13 +64,19 @@ export function createServices({ config, db, clock: givenClock }: AppDeps) {
     publicUrl: config.publicUrl,
     linkTtlSeconds: config.kycLinkTtlSeconds,
   });
-  const idempotent = createIdempotency({ db, clock });
-  return { sandbox, clock, tokens, platforms, customers, kyc, idempotent };
+  const sealer = createSealer(encryptionKey ?? randomBytes(32));
+  const idempotent = createIdempotency({ db, clock, sealer });
+  const jobs = createJobRunner({ db, clock });
+  const transfers = createTransferService({ accounts, externalAccounts, transactions, platforms, jobs, sandbox });
+  transfers.registerJobs();
+  return { sandbox, clock, tokens, platforms, customers, kyc, accounts, externalAccounts, transactions, incoming, transfers, jobs, idempotent };
 }
 
 export type Services = ReturnType<typeof createServices>;
 
 const HOSTED_TOKEN_IN_URL = /(\/hosted\/kyc\/)[^/?#]+/;
+/** Decorates the plugin scope whose routes pass through the authenticator (see the route table). */
+const AUTHENTICATED_SCOPE = 'monetaAuthenticatedScope';
 
 export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; services: Services; routes: RouteTable }> {
   const { config } = deps;
@@ -81,14 +105,18 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.addHook('onRoute', (route) => {
+  services.jobs.useLogger(app.log);
+  app.addHook('onRoute', function recordRoute(route) {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const config = (route.config ?? {}) as { permission?: string; public?: boolean };
+    // Only routes registered in the authenticated scope need credentials; routes a plugin adds
+    // elsewhere (the API reference pages) are public even though they cannot say so in their config.
+    const isPublic = config.public === true || !this.hasDecorator(AUTHENTICATED_SCOPE);
     for (const method of methods) {
       routes.add({
         method,
         url: route.url,
-        permission: config.public ? undefined : (config.permission ?? (method === 'GET' || method === 'HEAD' ? 'VIEW' : 'TRANSACT')),
+        permission: isPublic ? undefined : (config.permission ?? (method === 'GET' || method === 'HEAD' ? 'VIEW' : 'TRANSACT')),
         hasBody: Boolean(route.schema?.body),
       });
     }
@@ -122,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   });
 
   await app.register(async (api: ApiApp) => {
+    api.decorate(AUTHENTICATED_SCOPE, true);
     api.addHook('onRequest', createAuthenticator(services.tokens));
     // The API speaks JSON only; any other body type is refused with 415.
     api.removeContentTypeParser(['text/plain']);
@@ -130,9 +159,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     registerPlatformRoutes(api, { platforms: services.platforms, idempotent });
     registerCustomerRoutes(api, { customers: services.customers, idempotent });
     registerKycRoutes(api, { kyc: services.kyc, idempotent });
+    registerAccountRoutes(api, { accounts: services.accounts });
+    registerTransactionRoutes(api, { transactions: services.transactions });
+    registerExternalAccountRoutes(api, { externalAccounts: services.externalAccounts, idempotent });
+    registerTransferRoutes(api, { transfers: services.transfers, idempotent });
     if (services.sandbox) {
       registerSandboxClockRoutes(api, { platforms: services.platforms, idempotent });
       registerSandboxKycRoutes(api, { kyc: services.kyc, idempotent });
+      registerSandboxFundingRoutes(api, { incoming: services.incoming, idempotent });
     }
   }, { prefix: API_PREFIX });
 

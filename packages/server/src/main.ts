@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { API_PREFIX, ConfigError, loadConfig, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import { buildApp } from './app.js';
+import { resolveEncryptionKey } from './lib/encryption-key.js';
 import { credentialsFilePath, ensureCredentials, type Credentials } from './bootstrap.js';
 
 function say(line = ''): void {
@@ -49,9 +50,12 @@ async function main(): Promise<void> {
   const applied = await migrateToLatest(database.db);
   say(`moneta: schema up to date${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
 
-  const { app, services } = await buildApp({ config, db: database.db, databaseKind: database.kind });
+  const encryptionKey = resolveEncryptionKey(config);
+  const { app, services } = await buildApp({ config, db: database.db, databaseKind: database.kind, encryptionKey });
   const credentials = await ensureCredentials(config, database.db, services);
   const address = await app.listen({ port: config.port, host: config.host });
+  // Scheduled work (transfer settlement, expiries) runs in this process, driven by the clock.
+  services.jobs.start();
   banner(config, config.publicUrl || address, database.kind, credentials);
 
   let closing = false;
@@ -61,6 +65,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'draining in-flight requests');
     try {
       await app.close();
+      await services.jobs.stop();
       await database.close();
       process.exit(0);
     } catch (error) {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
+import { SearchPathPostgresDialect } from './dialect.js';
 import { PGlitePool } from './pglite-pool.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database, Db } from './schema.js';
@@ -37,21 +38,25 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     });
     // An idle client losing its server must not take the process down.
     pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
   const pool = await PGlitePool.open(options.pgliteDir);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
+  const db = new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool: pool as unknown as pg.Pool }) });
   return { db, kind: 'pglite', close: () => db.destroy() };
 }
 
 /**
- * Brings the schema up to date. Kysely's migrator takes a transaction-scoped lock and re-reads the
- * applied list inside it, so several processes starting at once apply each migration exactly once.
+ * Brings the schema up to date. Kysely's migrator takes a PostgreSQL advisory lock and re-reads the
+ * applied list under it, so several processes starting at once apply each migration exactly once.
+ * Its bookkeeping tables live in the current schema (the first on search_path), next to the tables
+ * the migrations create; the dialect keeps its look-ups inside the search_path (see dialect.ts).
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const migrationTableSchema = rows[0]?.schema ?? undefined;
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

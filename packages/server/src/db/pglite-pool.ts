@@ -43,6 +43,18 @@ export class PGlitePool {
   }
 }
 
+/**
+ * A Date as node-postgres sends it, so both databases take the same values: PGlite's own
+ * `toISOString()` writes year 0 (1 BC) and years after 9999 in forms PostgreSQL refuses.
+ */
+function toParameter(value: unknown): unknown {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) return value;
+  const year = value.getUTCFullYear();
+  const iso = value.toISOString();
+  const afterYear = iso.slice(iso.indexOf('-', 1));
+  return year > 0 ? `${String(year).padStart(4, '0')}${afterYear}` : `${String(1 - year).padStart(4, '0')}${afterYear} BC`;
+}
+
 const COMMAND = /^\s*(?:with\b[\s\S]*?\)\s*)?(insert|update|delete|merge|select)\b/i;
 
 class PGliteClient {
@@ -53,7 +65,7 @@ class PGliteClient {
   ) {}
 
   async query(sql: string, parameters: readonly unknown[]) {
-    const result = await this.pglite.query<Record<string, unknown>>(sql, [...parameters]);
+    const result = await this.pglite.query<Record<string, unknown>>(sql, parameters.map(toParameter));
     const command = COMMAND.exec(sql)?.[1]?.toUpperCase();
     return { command, rowCount: result.affectedRows ?? result.rows.length, rows: result.rows };
   }

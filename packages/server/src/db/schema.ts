@@ -69,7 +69,124 @@ export interface EventsTable {
   created_at: Timestamp;
 }
 
+export type LedgerPurpose = 'CUSTOMER' | 'PLATFORM' | 'EXTERNAL' | 'TRANSIT' | 'FEES';
+export type InternalAccountType = 'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMBEDDED_WALLET';
+export type AccountStatus = 'PENDING' | 'ACTIVE' | 'CLOSED' | 'FROZEN' | 'FAILED';
+
+export interface FundingInstructionRecord {
+  instructionsNotes?: string;
+  accountOrWalletInfo: { accountType: string; [field: string]: unknown };
+}
+
+export interface LedgerAccountsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string | null;
+  purpose: LedgerPurpose;
+  account_type: InternalAccountType | null;
+  currency: string;
+  status: ColumnType<AccountStatus, AccountStatus | undefined, AccountStatus>;
+  total_minor: ColumnType<bigint, bigint | undefined, bigint>;
+  held_minor: ColumnType<bigint, bigint | undefined, bigint>;
+  may_go_negative: boolean;
+  funding_reference: string | null;
+  funding_instructions: ColumnType<FundingInstructionRecord[], string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  platform_id: string;
+  kind: string;
+  transaction_id: string | null;
+  description: string | null;
+  created_at: Timestamp;
+}
+
+export interface LedgerPostingsTable {
+  id: string;
+  entry_id: string;
+  platform_id: string;
+  account_id: string;
+  currency: string;
+  amount_minor: bigint;
+  created_at: Timestamp;
+}
+
+export interface LedgerHoldsTable {
+  id: string;
+  platform_id: string;
+  account_id: string;
+  amount_minor: bigint;
+  status: 'ACTIVE' | 'RELEASED' | 'CAPTURED';
+  reason: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TransactionsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string | null;
+  type: 'INCOMING' | 'OUTGOING';
+  direction: 'CREDIT' | 'DEBIT';
+  status: string;
+  sender_account_id: string | null;
+  receiver_account_id: string | null;
+  sent_minor: bigint | null;
+  sent_currency: string | null;
+  received_minor: bigint | null;
+  received_currency: string | null;
+  fees_minor: bigint | null;
+  /** NUMERIC comes back as text, exact. */
+  exchange_rate: string | null;
+  quote_id: string | null;
+  reference: string | null;
+  description: string | null;
+  failure_reason: string | null;
+  details: Json<Record<string, unknown>>;
+  settled_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface JobsTable {
+  id: string;
+  platform_id: string;
+  kind: string;
+  payload: Json<Record<string, unknown>>;
+  run_at: Timestamp;
+  status: 'PENDING' | 'DONE' | 'FAILED';
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ExternalAccountsTable {
+  id: string;
+  platform_id: string;
+  customer_id: string | null;
+  currency: string;
+  account_type: string;
+  platform_account_id: string | null;
+  account_info: Json<Record<string, unknown>>;
+  fingerprint: string;
+  status: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
+  external_accounts: ExternalAccountsTable;
+  jobs: JobsTable;
+  transactions: TransactionsTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_entries: LedgerEntriesTable;
+  ledger_postings: LedgerPostingsTable;
+  ledger_holds: LedgerHoldsTable;
   platforms: PlatformsTable;
   api_tokens: ApiTokensTable;
   customers: CustomersTable;

@@ -5,7 +5,7 @@ import { toFieldErrors } from './validation.js';
 import type { RouteTable } from './route-table.js';
 
 /** Maps a Fastify/framework failure to the spec's error; unknown failures become INTERNAL_ERROR. */
-function toAppError(error: FastifyError & { validation?: ErrorObject[]; validationContext?: string }, requestId: string): AppError {
+function toAppError(error: FastifyError & { validation?: ErrorObject[]; validationContext?: string }, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (error.validation) {
     return invalidInput(toFieldErrors(error.validation));
@@ -15,8 +15,8 @@ function toAppError(error: FastifyError & { validation?: ErrorObject[]; validati
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError(400, 'INVALID_REQUEST_FORMAT', 'The request body is not valid JSON');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts', {
-        limitBytes: Number((error as { limit?: number }).limit ?? 0) || undefined,
+      return new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the ${request.routeOptions.bodyLimit} bytes this service accepts`, {
+        limitBytes: request.routeOptions.bodyLimit,
       });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send request bodies as application/json');
@@ -29,7 +29,7 @@ function toAppError(error: FastifyError & { validation?: ErrorObject[]; validati
     return new AppError(error.statusCode, 'INVALID_REQUEST_FORMAT', 'The request could not be read');
   }
   return new AppError(500, 'INTERNAL_ERROR', 'An internal error occurred; quote the request id when reporting it', {
-    requestId,
+    requestId: request.id,
   });
 }
 
@@ -41,7 +41,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 /** Every error leaves in one shape: {status, code, message, details?}. Nothing internal leaks. */
 export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error, request.id);
+    const appError = toAppError(error, request);
     if (appError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {

@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { AppError, invalidInput } from '../lib/errors.js';
 import { canonicalJson } from '../lib/json.js';
 import { sha256Hex } from '../lib/secrets.js';
+import type { Sealer } from '../lib/sealed.js';
 
 const KEY_LIFETIME_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -40,7 +41,7 @@ export type RunIdempotent = (request: AnyRequest, reply: AnyReply, status: numbe
  * concurrent requests with one key execute once: the second waits on the first's uncommitted key
  * row and then replays its answer. A failed effect rolls the key back with everything else.
  */
-export function createIdempotency({ db, clock }: { db: Db; clock: Clock }): RunIdempotent {
+export function createIdempotency({ db, clock, sealer }: { db: Db; clock: Clock; sealer: Sealer }): RunIdempotent {
   return async function runIdempotent(request, reply, status, effect) {
     const platformId = request.auth?.platformId;
     const rawKey = request.headers['idempotency-key'];
@@ -89,7 +90,7 @@ export function createIdempotency({ db, clock }: { db: Db; clock: Clock }): RunI
               idempotencyKey: key,
             });
           }
-          return { replayed: true, status: stored.response_status, text: stored.response_body };
+          return { replayed: true, status: stored.response_status, text: sealer.open(stored.response_body, `${platformId}\n${key}`) };
         }
         await tx
           .updateTable('idempotency_keys')
@@ -102,7 +103,8 @@ export function createIdempotency({ db, clock }: { db: Db; clock: Clock }): RunI
       const text = serialize(reply, status, await effect({ tx, platformId, now }));
       await tx
         .updateTable('idempotency_keys')
-        .set({ response_status: reply.statusCode, response_body: text })
+        // Stored responses can carry secrets (a new API token's secret, a hosted-link token): sealed at rest.
+        .set({ response_status: reply.statusCode, response_body: sealer.seal(text, `${platformId}\n${key}`) })
         .where('platform_id', '=', platformId)
         .where('key', '=', key)
         .execute();

@@ -23,10 +23,15 @@ function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
 }
 
+/** What encodeCursor writes: `toISOString()` of a time the database can hold, and an id. */
+const CURSOR_TIME = /^(?:\d{4}|\+\d{6})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const CURSOR_ID = /^[A-Za-z]+:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function decodeCursor(cursor: string): CursorPosition {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorPosition>;
-    if (typeof value.t === 'string' && typeof value.id === 'string' && !Number.isNaN(Date.parse(value.t))) {
+    // Anything else reached the database as a parameter it refuses (a NUL, a year it cannot store).
+    if (typeof value.t === 'string' && typeof value.id === 'string' && CURSOR_TIME.test(value.t) && CURSOR_ID.test(value.id) && !Number.isNaN(Date.parse(value.t))) {
       return { t: value.t, id: value.id };
     }
   } catch {

@@ -57,3 +57,9 @@ export const errorResponses = {
   409: ErrorBody,
   500: ErrorBody,
 };
+
+/**
+ * An amount in a currency's smallest unit: `bigint` in TypeScript, a JSON integer on the wire
+ * (never a float, never a string).
+ */
+export const MinorUnits = Type.Unsafe<bigint>({ type: 'integer', format: 'int64' });

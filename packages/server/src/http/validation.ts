@@ -19,16 +19,68 @@ function makeAjv(coerce: boolean): Ajv {
   });
   addFormats(ajv);
   ajv.addFormat('country-code', { type: 'string', validate: isCountryCode });
+  // RFC 3339 allows a leap second (23:59:60), which a JavaScript Date cannot hold; every timestamp
+  // we read becomes a Date, so such a value is refused like any other invalid date-time.
+  const rfc3339 = ajv.formats['date-time'] as { validate: (value: string) => boolean; compare?: (a: string, b: string) => number | undefined };
+  ajv.addFormat('date-time', { ...rfc3339, type: 'string', validate: (value: string) => rfc3339.validate(value) && !Number.isNaN(Date.parse(value)) });
   return ajv;
 }
 
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+/** Deeper than any schema of ours goes; free-form objects (`additionalProperties`) stop here. */
+export const MAX_INPUT_DEPTH = 32;
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+function pointer(parent: string, key: string | number): string {
+  return `${parent}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+/**
+ * What JSON Schema cannot say but the database needs: PostgreSQL stores no NUL character and no
+ * unpaired UTF-16 surrogate (text refuses the first; jsonb refuses both), and nesting is bounded.
+ * Applies to every part of every request, including free-form objects, keys as well as values.
+ */
+export function unstorableInput(data: unknown): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  const problem = (instancePath: string, keyword: string, message: string) =>
+    errors.push({ keyword, instancePath, schemaPath: '#', params: {}, message });
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: data, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (UNSTORABLE.test(value)) problem(path, 'storableText', 'must not contain NUL characters or unpaired surrogates');
+    } else if (typeof value === 'object' && value !== null) {
+      if (depth >= MAX_INPUT_DEPTH) {
+        problem(path, 'maxDepth', `must not nest more than ${MAX_INPUT_DEPTH} levels deep`);
+        continue;
+      }
+      for (const [key, child] of Object.entries(value)) {
+        // The reported name shows U+FFFD where the unstorable character was.
+        const childPath = pointer(path, key.replace(UNSTORABLE_ALL, '\ufffd'));
+        if (UNSTORABLE.test(key)) problem(childPath, 'storableText', 'must not have a name with NUL characters or unpaired surrogates');
+        stack.push({ value: child, path: childPath, depth: depth + 1 });
+      }
+    }
+  }
+  return errors;
+}
+
 /** Bodies are checked strictly; querystring, params and headers are coerced from text. */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate: ValidateFunction = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
-  return validate as ReturnType<FastifySchemaCompiler<unknown>>;
+  const check = (data: unknown): boolean => {
+    const unstorable = unstorableInput(data);
+    // Schema checks recurse (uniqueItems compares deeply), so input nested too deep stops here.
+    const valid = unstorable.some((e) => e.keyword === 'maxDepth') || validate(data);
+    const errors = [...(valid ? [] : (validate.errors ?? [])), ...unstorable];
+    check.errors = errors.length > 0 ? errors : null;
+    return errors.length === 0;
+  };
+  check.errors = null as ErrorObject[] | null;
+  return check as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 function pathOf(instancePath: string, prefix: string): string {

@@ -15,7 +15,11 @@ export type IdPrefix =
   | 'CardTransaction'
   | 'AuthMethod'
   | 'Session'
-  | 'Request';
+  | 'Request'
+  | 'LedgerEntry'
+  | 'LedgerAccount'
+  | 'Hold'
+  | 'Job';
 
 declare const brand: unique symbol;
 export type Id<P extends IdPrefix> = `${P}:${string}` & { readonly [brand]: P };

@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_ledger.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_ledger': m0002,
 };
 
 export const migrationProvider: MigrationProvider = {

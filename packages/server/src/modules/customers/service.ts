@@ -8,6 +8,7 @@ import { AppError, conflict, invalidInput, notFound } from '../../lib/errors.js'
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId, uuidOf } from '../../lib/ids.js';
 import { sandboxVerificationDecision } from '../../sandbox/kyc-outcomes.js';
+import type { AccountService } from '../accounts/service.js';
 import type { CustomerType, KycStatus } from './schemas.js';
 
 type CustomerRow = Selectable<CustomersTable>;
@@ -96,7 +97,23 @@ export function verificationEventType(customerType: CustomerType, status: KycSta
 
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
-export function createCustomerService({ db, sandbox, umaDomain }: { db: Db; sandbox: boolean; umaDomain: (executor: Executor, platformId: string) => Promise<string> }) {
+export function createCustomerService({
+  db,
+  sandbox,
+  umaDomain,
+  accounts,
+}: {
+  db: Db;
+  sandbox: boolean;
+  umaDomain: (executor: Executor, platformId: string) => Promise<string>;
+  accounts: AccountService;
+}) {
+  /** Opens the internal accounts a customer's currencies call for (created with the customer, and on later currency additions). */
+  async function openAccounts(ctx: TxContext, row: CustomerRow): Promise<void> {
+    const holderName = String(row.profile.fullName ?? (row.profile.businessInfo as { legalName?: string } | undefined)?.legalName ?? row.platform_customer_id);
+    await accounts.openCustomerAccounts(ctx.tx, { platformId: ctx.platformId, id: row.id, currencies: row.currencies, region: row.region, holderName }, ctx.now);
+  }
+
   async function loadForUpdate(tx: Tx, platformId: string, customerId: string): Promise<CustomerRow> {
     const row = await tx
       .selectFrom('customers')
@@ -160,6 +177,7 @@ export function createCustomerService({ db, sandbox, umaDomain }: { db: Db; sand
         if (isUniqueViolation(error)) throw duplicatePlatformCustomerId(platformCustomerId);
         throw error;
       }
+      await openAccounts(ctx, row);
       const view = customerView(row);
       const type = verificationEventType(customerType, status);
       if (type) await emitEvent(ctx.tx, { platformId: ctx.platformId, type, data: view, at: ctx.now });
@@ -222,6 +240,7 @@ export function createCustomerService({ db, sandbox, umaDomain }: { db: Db; sand
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      if (patch.currencies !== undefined) await openAccounts(ctx, updated);
       return customerView(updated);
     },
 

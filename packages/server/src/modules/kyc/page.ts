@@ -10,7 +10,7 @@ function layout(title: string, body: string): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>
- body{font:16px/1.5 system-ui,sans-serif;background:#f5f6f8;color:#1d2330;margin:0}
+ body{font:16px/1.5 system-ui,sans-serif;background:#f5f6f8;color:#1d2330;margin:0;padding:0 1rem}
  main{max-width:30rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem;box-shadow:0 2px 12px #0001}
  h1{font-size:1.4rem;margin-top:0} label{display:block;margin:1rem 0 .25rem;font-weight:600}
  input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #c8ccd4;border-radius:6px;font:inherit}

@@ -21,6 +21,10 @@ export function registerKycRoutes(app: ApiApp, { kyc, idempotent }: { kyc: KycSe
         body: Type.Optional(KycLinkCreateRequest),
         response: { 201: KycLink, ...errorResponses, 410: errorResponses[404] },
       },
+      // The body is optional: a POST without one means no redirectUri.
+      preValidation: async (req) => {
+        req.body ??= {};
+      },
     },
     (req, reply) => idempotent(req, reply, 201, (ctx) => kyc.createLink(ctx, req.params.customerId, req.body?.redirectUri)),
   );

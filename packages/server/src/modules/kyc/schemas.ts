@@ -15,7 +15,8 @@ export const KycLink = Type.Object({
   token: Type.Optional(Type.String()),
 });
 
-export const HostedParams = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{20,100}$' }) });
+// No pattern: a mangled link must get the hosted "not valid" page, not a JSON validation error.
+export const HostedParams = Type.Object({ token: Type.String() });
 
 export const HostedSubmission = Type.Object(
   {

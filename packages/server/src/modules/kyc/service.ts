@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/schema.js';
+import { AppError } from '../../lib/errors.js';
 import type { TxContext } from '../../http/idempotency.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -36,7 +37,11 @@ export function createKycService(deps: {
 }) {
   const { db, clock, customers, provider } = deps;
 
+  /** The shape of the tokens createLink issues; anything else cannot be a link (nothing to look up). */
+  const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
   async function findLink(token: string) {
+    if (!TOKEN_PATTERN.test(token)) return undefined;
     return db.selectFrom('kyc_links').selectAll().where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
   }
 
@@ -70,8 +75,10 @@ export function createKycService(deps: {
       if ((await clock.now(link.platform_id)) >= link.expires_at) return { state: 'expired' };
       try {
         return { state: 'open', customer: await customers.get(link.platform_id, link.customer_id), expiresAt: link.expires_at };
-      } catch {
-        return { state: 'unknown' };
+      } catch (error) {
+        // The customer was deleted since the link was issued: the link leads nowhere.
+        if (error instanceof AppError && error.status < 500) return { state: 'unknown' };
+        throw error;
       }
     },
 
@@ -88,7 +95,14 @@ export function createKycService(deps: {
         if (link.used_at) return { state: 'used' };
         if (now >= link.expires_at) return { state: 'expired' };
         const ctx: TxContext = { tx, platformId: link.platform_id, now };
-        const row = await customers.loadForUpdate(tx, link.platform_id, link.customer_id);
+        let row;
+        try {
+          row = await customers.loadForUpdate(tx, link.platform_id, link.customer_id);
+        } catch (error) {
+          // As on opening: a link to a customer deleted since is not valid.
+          if (error instanceof AppError && error.status < 500) return { state: 'unknown' };
+          throw error;
+        }
         const status = row.kyc_status === 'APPROVED' ? 'APPROVED' : provider.decide(row.customer_type, submission);
         const customer = await customers.setVerificationStatus(ctx, row, status);
         await tx.updateTable('kyc_links').set({ used_at: now }).where('id', '=', link.id).execute();

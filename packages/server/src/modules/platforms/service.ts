@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
 import { invalidInput, notFound, type FieldError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import type { AccountService } from '../accounts/service.js';
 
 export type PlatformConfigView = Static<typeof PlatformConfig>;
 export type ConfigPatch = Static<typeof PlatformConfigUpdateRequest>;
@@ -43,7 +44,7 @@ function configView(row: Selectable<PlatformsTable>): PlatformConfigView {
 
 export type PlatformService = ReturnType<typeof createPlatformService>;
 
-export function createPlatformService({ db, clock }: { db: Db; clock: Clock }) {
+export function createPlatformService({ db, clock, accounts }: { db: Db; clock: Clock; accounts: AccountService }) {
   return {
     async create(executor: Executor, input: { name: string; now: Date }): Promise<{ id: string; name: string }> {
       const id = newId('Platform');
@@ -51,6 +52,7 @@ export function createPlatformService({ db, clock }: { db: Db; clock: Clock }) {
         .insertInto('platforms')
         .values({ id, name: input.name, config: JSON.stringify(defaultConfig()), created_at: input.now, updated_at: input.now })
         .execute();
+      await accounts.ensurePlatformAccounts(executor, id, input.name, input.now);
       return { id, name: input.name };
     },
 
@@ -89,6 +91,13 @@ export function createPlatformService({ db, clock }: { db: Db; clock: Clock }) {
         .returningAll()
         .executeTakeFirstOrThrow();
       return configView(updated);
+    },
+
+    /** The platform's limits for a currency, or undefined when it has not enabled that currency. */
+    async currencyLimits(executor: Executor, platformId: string, currency: string): Promise<{ minAmount: number; maxAmount: number; enabledTransactionTypes: string[] } | undefined> {
+      const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
+      const list = (row?.config.supportedCurrencies ?? []) as { currencyCode: string; minAmount: number; maxAmount: number; enabledTransactionTypes: string[] }[];
+      return list.find((c) => c.currencyCode === currency);
     },
 
     async umaDomain(executor: Executor, platformId: string): Promise<string> {

@@ -1,0 +1,1023 @@
+/**
+ * `npm run bench`: throughput and latency of the real server, on embedded PGlite and on PostgreSQL.
+ *
+ * For each database the server is started as a child process (`npx tsx packages/server/src/main.ts`)
+ * with known credentials, then autocannon drives each scenario with a fixed number of connections
+ * for a fixed time.
+ *
+ * Customer scenarios (`POST /customers`, `GET /customers/{id}`) are compared with the bare
+ * `GET /livez` route measured in the same run against the same server (HTTP, routing and
+ * serialization, no auth, no database).
+ *
+ * Money scenarios (sandbox funding and transfer-out, each on one hot account and spread round-robin
+ * over BENCH_SPREAD_ACCOUNTS accounts) are compared with the same money move written by hand as one
+ * SQL transaction and driven through the same driver in the same run, with as many concurrent loops
+ * as autocannon has connections: a `pg.Pool` of the server's size (20) on the same PostgreSQL
+ * database, and for PGlite (whose data directory the server holds open) a separate file-backed
+ * PGlite in a temporary directory with the project's migrations, driven through the project's
+ * PGlitePool. See `RAW_FUND_SQL` and `RAW_TRANSFER_OUT_SQL` for exactly what the raw moves do.
+ *
+ * Settings: BENCH_SECONDS (8, customer scenarios), BENCH_MONEY_SECONDS (5, each money scenario and
+ * each raw-SQL ceiling), BENCH_CONNECTIONS (16, also the number of raw-SQL loops),
+ * BENCH_WARMUP_SECONDS (1), BENCH_SPREAD_ACCOUNTS (64), BENCH_POSTGRES_URL
+ * (postgres://postgres@127.0.0.1:5432/postgres: where a throw-away database is created and dropped;
+ * PostgreSQL is skipped with a note when it cannot be reached).
+ * Prints one markdown table and writes it to bench/results.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Kysely, PostgresDialect, type Selectable } from 'kysely';
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { migrateToLatest, openDatabase } from '../packages/server/src/db/database.js';
+import { PGlitePool } from '../packages/server/src/db/pglite-pool.js';
+import type { Database, LedgerAccountsTable } from '../packages/server/src/db/schema.js';
+import { reconcile } from '../packages/server/src/ledger/ledger.js';
+import { newId } from '../packages/server/src/lib/ids.js';
+import { toJson } from '../packages/server/src/lib/json.js';
+import { internalAccountView } from '../packages/server/src/modules/accounts/service.js';
+import { transactionView } from '../packages/server/src/modules/transactions/service.js';
+import { fundingInstructionsFor } from '../packages/server/src/sandbox/funding-instructions.js';
+import { sandboxTransferOutcome } from '../packages/server/src/sandbox/transfer-outcomes.js';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+const RESULTS_FILE = join(ROOT, 'bench', 'results.md');
+const API = '/2025-10-13';
+
+function intSetting(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    process.stderr.write(`bench: ${name} must be an integer between ${min} and ${max}, got "${raw}"\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const SECONDS = intSetting('BENCH_SECONDS', 8, 1, 3600);
+const MONEY_SECONDS = intSetting('BENCH_MONEY_SECONDS', 5, 1, 3600);
+const CONNECTIONS = intSetting('BENCH_CONNECTIONS', 16, 1, 1024);
+const WARMUP_SECONDS = intSetting('BENCH_WARMUP_SECONDS', 1, 0, 60);
+const SPREAD_ACCOUNTS = intSetting('BENCH_SPREAD_ACCOUNTS', 64, 2, 10_000);
+const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const STARTUP_TIMEOUT_MS = 120_000;
+/** The server's pool size (openDatabase's default); the raw-SQL pool on PostgreSQL gets the same. */
+const SERVER_POOL_SIZE = 20;
+/** What each transfer-out account is funded with before the money scenarios (minor units). */
+const PREFUND_MINOR = 10_000_000_000n;
+/** Settlement jobs left by a transfer-out scenario are awaited (up to this long) before the next measurement. */
+const SETTLEMENT_WAIT_MS = 90_000;
+
+const started = Date.now();
+function progress(line: string): void {
+  process.stdout.write(`bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s  ${line}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes: every server is started in its own process group and killed with it, whatever
+// way the bench ends.
+
+const children = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    // npx, tsx and node: the whole group, even when npx (the leader) has already exited.
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    killGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  // npx may exit before its own children; make sure nothing of the group survives.
+  killGroup(child, 'SIGKILL');
+  children.delete(child);
+}
+
+/** Undo steps (temporary directories, the throw-away database) still due if the bench is interrupted. */
+const pendingCleanups = new Set<() => Promise<void>>();
+/** Set on SIGINT/SIGTERM/SIGHUP: the raw-SQL loops stop at once and nothing new starts. */
+let stopping = false;
+
+class Interrupted extends Error {
+  constructor() {
+    super('interrupted');
+  }
+}
+
+/** Called before each step that starts something (a server, a database, a measurement). */
+function checkInterrupted(): void {
+  if (stopping) throw new Interrupted();
+}
+
+process.on('exit', () => {
+  for (const child of children) killGroup(child, 'SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (stopping) return; // a wrapper (npx, tsx) may relay the signal the process group already got
+    process.stderr.write(`\nbench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s  ${signal}: stopping servers and cleaning up\n`);
+    stopping = true;
+    for (const child of children) killGroup(child, 'SIGKILL');
+    const cleanups = [...pendingCleanups].map((cleanup) => cleanup().catch(() => undefined));
+    const deadline = new Promise((done) => setTimeout(done, 10_000).unref());
+    void Promise.race([Promise.all(cleanups), deadline]).then(() => process.exit(130));
+  });
+}
+
+/** Runs `work`, then `cleanup` whether it succeeded, failed, or the bench was interrupted. */
+async function withCleanup<T>(cleanup: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+  // Once only, even when a signal's handler and this function's own `finally` both ask for it.
+  let done: Promise<void> | undefined;
+  const once = () => (done ??= cleanup());
+  pendingCleanups.add(once);
+  try {
+    return await work();
+  } finally {
+    await once();
+    pendingCleanups.delete(once);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
+}
+
+interface Server {
+  base: string;
+  authorization: string;
+  child: ChildProcess;
+}
+
+async function startServer(label: string, env: Record<string, string>): Promise<Server> {
+  checkInterrupted();
+  const port = await freePort();
+  const clientId = 'bench-operator';
+  const secret = randomBytes(24).toString('hex');
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'MONETA_MODE', 'HOST', 'PUBLIC_URL', 'MONETA_ENCRYPTION_KEY']) delete childEnv[name];
+  Object.assign(childEnv, {
+    ...env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    MONETA_MODE: 'sandbox',
+    API_TOKEN_ID: clientId,
+    API_CLIENT_SECRET: secret,
+  });
+  progress(`[${label}] starting the server on port ${port}`);
+  const child = spawn('npx', ['tsx', 'packages/server/src/main.ts'], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    if (exited) {
+      await stopServer(child);
+      throw new Error(`[${label}] the server exited during start-up:\n${output}`);
+    }
+    if (Date.now() > deadline) {
+      await stopServer(child);
+      throw new Error(`[${label}] the server did not become ready within ${STARTUP_TIMEOUT_MS / 1000} s:\n${output}`);
+    }
+    try {
+      const response = await fetch(`${base}/health`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  progress(`[${label}] server ready`);
+  return { base, authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, child };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements and rows
+
+interface Measurement {
+  database: string;
+  scenario: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  failures: number;
+  /** autocannon reports whole milliseconds; the raw-SQL loops time each transaction to the microsecond. */
+  fractional: boolean;
+}
+
+/** A measured scenario, beside what it is compared with (none for the ceilings themselves). */
+interface Row extends Measurement {
+  ceiling?: Measurement;
+}
+
+async function measure(label: string, scenario: string, seconds: number, options: autocannon.Options): Promise<Measurement> {
+  checkInterrupted();
+  progress(`[${label}] ${scenario}: ${WARMUP_SECONDS ? `${WARMUP_SECONDS} s warm-up, then ` : ''}${seconds} s with ${CONNECTIONS} connections`);
+  const result = await autocannon({
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 30,
+    ...(WARMUP_SECONDS ? { warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS } } : {}),
+    ...options,
+  });
+  const failures = result.non2xx + result.errors + result.timeouts;
+  const reqPerSec = result['2xx'] / result.duration;
+  progress(`[${label}] ${scenario}: ${Math.round(reqPerSec)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${failures ? `, ${failures} FAILED (${JSON.stringify(result.statusCodeStats)}, errors ${result.errors}, timeouts ${result.timeouts})` : ''}`);
+  return { database: label, scenario, reqPerSec, p50: result.latency.p50, p99: result.latency.p99, failures, fractional: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The HTTP side
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  expect: number;
+}
+
+async function call<T>(server: Server, label: string, { method, path, body, expect }: Call): Promise<T> {
+  const response = await fetch(`${server.base}${API}${path}`, {
+    method,
+    headers: { authorization: server.authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (response.status !== expect) throw new Error(`[${label}] ${method} ${path} answered ${response.status} (expected ${expect}): ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
+/** Runs `work` over `items`, at most `width` at a time, keeping the order of the results. */
+async function inParallel<T, R>(width: number, items: T[], work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return results;
+}
+
+/** A USD customer with its internal account and a registered US bank account that the sandbox rail settles. */
+interface MoneyAccount {
+  customerId: string;
+  platformCustomerId: string;
+  accountId: string;
+  externalAccountId: string;
+}
+
+/** An account number the sandbox settles successfully: never ending in 002/003/004/005. */
+function benchAccountNumber(index: number): string {
+  const accountNumber = `1000${String(index).padStart(6, '0')}1`;
+  const outcome = sandboxTransferOutcome(accountNumber);
+  if (outcome.kind !== 'settle' || !outcome.succeeds) throw new Error(`bench account number ${accountNumber} would not settle in the sandbox`);
+  return accountNumber;
+}
+
+async function createMoneyAccounts(label: string, server: Server): Promise<MoneyAccount[]> {
+  progress(`[${label}] money setup: ${SPREAD_ACCOUNTS} USD customers through the API, each with a US_ACCOUNT external account, funded with ${PREFUND_MINOR} minor units`);
+  const tag = randomBytes(4).toString('hex');
+  const accounts = await inParallel(8, Array.from({ length: SPREAD_ACCOUNTS }, (_, i) => i), async (i) => {
+    checkInterrupted();
+    const platformCustomerId = `bench-money-${tag}-${i}`;
+    const customer = await call<{ id: string }>(server, label, {
+      method: 'POST',
+      path: '/customers',
+      body: { customerType: 'INDIVIDUAL', platformCustomerId, fullName: 'Bench Money', email: 'money@example.com', currencies: ['USD'] },
+      expect: 201,
+    });
+    const list = await call<{ data: { id: string; balance: { currency: { code: string } } }[] }>(server, label, {
+      method: 'GET',
+      path: `/internal-account?customerId=${encodeURIComponent(customer.id)}`,
+      expect: 200,
+    });
+    const account = list.data.find((a) => a.balance.currency.code === 'USD');
+    if (!account) throw new Error(`[${label}] customer ${customer.id} has no USD internal account`);
+    const external = await call<{ id: string }>(server, label, {
+      method: 'POST',
+      path: '/customers/external-accounts',
+      body: {
+        customerId: customer.id,
+        currency: 'USD',
+        accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: benchAccountNumber(i), beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench' } },
+      },
+      expect: 201,
+    });
+    await call(server, label, { method: 'POST', path: `/sandbox/internal-accounts/${account.id}/fund`, body: { amount: Number(PREFUND_MINOR) }, expect: 200 });
+    return { customerId: customer.id, platformCustomerId, accountId: account.id, externalAccountId: external.id };
+  });
+  progress(`[${label}] money setup done`);
+  return accounts;
+}
+
+/** autocannon requests: all on accounts[0] (hot) or round-robin over every account (spread). */
+function moneyRequests(server: Server, spread: boolean, accounts: MoneyAccount[], build: (account: MoneyAccount) => { path: string; body: unknown }): autocannon.Options {
+  const headers = { authorization: server.authorization, 'content-type': 'application/json' };
+  let sequence = 0;
+  return {
+    url: server.base,
+    requests: [
+      {
+        method: 'POST',
+        headers,
+        setupRequest: (request) => {
+          const account = spread ? accounts[sequence++ % accounts.length]! : accounts[0]!;
+          const { path, body } = build(account);
+          return { ...request, path, body: JSON.stringify(body) };
+        },
+      },
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The raw-SQL ceiling: the same money move, hand-written, through the same driver.
+
+/** What pg.PoolClient and the project's PGlite client have in common. */
+interface RawClient {
+  query(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  release(): void;
+}
+interface RawPool {
+  connect(): Promise<RawClient>;
+}
+
+/** Where the raw moves happen: the platform and the accounts they move money between. */
+interface RawBook {
+  platformId: string;
+  external: string;
+  transit: string;
+  accounts: MoneyAccount[];
+}
+
+interface RawTarget {
+  pool: RawPool;
+  book: RawBook;
+  /** Settlement jobs the server still has to run (PostgreSQL: read from the shared database). */
+  pendingSettlements?: () => Promise<number>;
+  /** Kysely over the same pool, for the ledger check after the run; destroying it ends the pool. */
+  db: Kysely<Database>;
+  close(): Promise<void>;
+}
+
+/** Kysely over a raw pool (as openDatabase builds it), and an idempotent close that ends the pool. */
+function overPool(pool: pg.Pool | PGlitePool): { db: Kysely<Database>; close: () => Promise<void> } {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
+  let closed: Promise<void> | undefined;
+  return { db, close: () => (closed ??= db.destroy().catch(() => undefined)) };
+}
+
+type AccountRow = Selectable<LedgerAccountsTable>;
+type TransactionRow = Parameters<typeof transactionView>[0];
+
+/**
+ * Raw funding, as `incoming.fund` does it: credit the account and debit the platform's EXTERNAL
+ * account (row locks taken in account-id order, as postEntry does; the credited row comes back
+ * with RETURNING for the balance event), the COMPLETED INCOMING transaction, the entry, its two
+ * postings, and the two events (INCOMING_PAYMENT.COMPLETED, INTERNAL_ACCOUNT.BALANCE_UPDATED).
+ * 8 round trips; the deferred balance trigger of the schema runs at COMMIT as in the service.
+ */
+const RAW_FUND_SQL = {
+  credit: `UPDATE ledger_accounts SET total_minor = total_minor + $1, updated_at = $2
+    WHERE id = $3 AND platform_id = $4 AND currency = $5 AND status = 'ACTIVE' AND purpose IN ('CUSTOMER', 'PLATFORM')
+    RETURNING *`,
+  debitExternal: `UPDATE ledger_accounts SET total_minor = total_minor - $1, updated_at = $2
+    WHERE id = $3 AND platform_id = $4 AND currency = $5 AND status = 'ACTIVE' AND (may_go_negative OR total_minor - held_minor - $1 >= 0)
+    RETURNING id`,
+};
+
+/**
+ * Raw transfer-out, as `transfers.transferOut` does it for an external destination the sandbox
+ * settles: the conditional debit of the source (which also checks, in its WHERE, that the
+ * destination is an undeleted external account of the same customer and currency), the credit of
+ * the platform's TRANSIT account, the PROCESSING OUTGOING transaction, the entry, its two postings,
+ * the settlement job, and the two events (OUTGOING_PAYMENT.PROCESSING, INTERNAL_ACCOUNT.BALANCE_UPDATED).
+ * 9 round trips. Not done: reading the platform's currency limits (a constant here). The job row is
+ * scheduled a year ahead so that on PostgreSQL, where the server shares the database, its job runner
+ * leaves the raw rows alone: settlement is a later move, not part of this one.
+ */
+const RAW_TRANSFER_OUT_SQL = {
+  debitSource: `UPDATE ledger_accounts a SET total_minor = total_minor - $1, updated_at = $2
+    WHERE a.id = $3 AND a.platform_id = $4 AND a.currency = $5 AND a.status = 'ACTIVE' AND a.purpose IN ('CUSTOMER', 'PLATFORM')
+      AND (a.may_go_negative OR a.total_minor - a.held_minor - $1 >= 0)
+      AND EXISTS (SELECT 1 FROM external_accounts e WHERE e.id = $6 AND e.platform_id = a.platform_id AND e.customer_id = a.customer_id
+                  AND e.currency = a.currency AND e.deleted_at IS NULL)
+    RETURNING a.*`,
+  creditTransit: `UPDATE ledger_accounts SET total_minor = total_minor + $1, updated_at = $2
+    WHERE id = $3 AND platform_id = $4 AND currency = $5 AND status = 'ACTIVE'
+    RETURNING id`,
+  job: `INSERT INTO jobs (id, platform_id, kind, payload, run_at, status, created_at, updated_at) VALUES ($1, $2, 'transfer.settle', $3, $4, 'PENDING', $5, $5)`,
+};
+
+const RAW_COMMON_SQL = {
+  transaction: `INSERT INTO transactions (id, platform_id, customer_id, type, direction, status, sender_account_id, receiver_account_id,
+      sent_minor, sent_currency, received_minor, received_currency, fees_minor, reference, description, failure_reason, settled_at, details, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, NULL, $13, NULL, $14, '{}', $15, $15)`,
+  entry: `INSERT INTO ledger_entries (id, platform_id, kind, transaction_id, description, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+  postings: `INSERT INTO ledger_postings (id, entry_id, platform_id, account_id, currency, amount_minor, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7), ($8, $2, $3, $9, $5, $10, $7)`,
+  events: `INSERT INTO events (id, platform_id, type, payload, created_at) VALUES ($1, $2, $3, $4, $5), ($6, $2, $7, $8, $5)`,
+};
+
+function envelope(type: string, data: unknown, at: Date): { id: string; json: string } {
+  const id = newId('Webhook');
+  return { id, json: toJson({ id, type, timestamp: at.toISOString(), data }) };
+}
+
+function transactionRow(fields: Partial<TransactionRow> & Pick<TransactionRow, 'id' | 'platform_id' | 'type' | 'direction' | 'status'>, at: Date): TransactionRow {
+  return {
+    customer_id: null,
+    sender_account_id: null,
+    receiver_account_id: null,
+    sent_minor: null,
+    sent_currency: null,
+    received_minor: null,
+    received_currency: null,
+    fees_minor: null,
+    exchange_rate: null,
+    quote_id: null,
+    reference: null,
+    description: null,
+    failure_reason: null,
+    details: {},
+    settled_at: null,
+    created_at: at,
+    updated_at: at,
+    platform_customer_id: null,
+    ...fields,
+  };
+}
+
+async function insertMoveRows(
+  client: RawClient,
+  book: RawBook,
+  move: { transaction: TransactionRow; kind: string; postings: [string, bigint][]; events: [string, unknown][]; at: Date },
+): Promise<void> {
+  const t = move.transaction;
+  await client.query(RAW_COMMON_SQL.transaction, [
+    t.id, t.platform_id, t.customer_id, t.type, t.direction, t.status, t.sender_account_id, t.receiver_account_id,
+    t.sent_minor, t.sent_currency, t.received_minor, t.received_currency, t.description, t.settled_at, move.at,
+  ]);
+  const entryId = newId('LedgerEntry');
+  await client.query(RAW_COMMON_SQL.entry, [entryId, book.platformId, move.kind, t.id, t.description, move.at]);
+  const [[accountA, amountA], [accountB, amountB]] = move.postings as [[string, bigint], [string, bigint]];
+  await client.query(RAW_COMMON_SQL.postings, [uuidv7(), entryId, book.platformId, accountA, 'USD', amountA, move.at, uuidv7(), accountB, amountB]);
+  const [first, second] = move.events.map(([type, data]) => ({ type, ...envelope(type, data, move.at) })) as [{ type: string; id: string; json: string }, { type: string; id: string; json: string }];
+  await client.query(RAW_COMMON_SQL.events, [first.id, book.platformId, first.type, first.json, move.at, second.id, second.type, second.json]);
+}
+
+/** Runs `steps` in id order: the lock order postEntry uses, so concurrent moves never deadlock. */
+async function inLockOrder(steps: [string, () => Promise<void>][]): Promise<void> {
+  for (const [, step] of [...steps].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) await step();
+}
+
+async function rawFund(client: RawClient, book: RawBook, account: MoneyAccount, amount: bigint): Promise<void> {
+  const at = new Date();
+  await client.query('BEGIN', []);
+  let credited: AccountRow | undefined;
+  await inLockOrder([
+    [account.accountId, async () => {
+      credited = (await client.query(RAW_FUND_SQL.credit, [amount, at, account.accountId, book.platformId, 'USD'])).rows[0] as AccountRow | undefined;
+      if (!credited) throw new Error(`raw fund: account ${account.accountId} was not credited`);
+    }],
+    [book.external, async () => {
+      const { rows } = await client.query(RAW_FUND_SQL.debitExternal, [amount, at, book.external, book.platformId, 'USD']);
+      if (rows.length !== 1) throw new Error('raw fund: the EXTERNAL account was not debited');
+    }],
+  ]);
+  const transaction = transactionRow(
+    {
+      id: newId('Transaction'),
+      platform_id: book.platformId,
+      customer_id: account.customerId,
+      platform_customer_id: account.platformCustomerId,
+      type: 'INCOMING',
+      direction: 'CREDIT',
+      status: 'COMPLETED',
+      receiver_account_id: account.accountId,
+      received_minor: amount,
+      received_currency: 'USD',
+      description: 'Sandbox funding',
+      settled_at: at,
+    },
+    at,
+  );
+  await insertMoveRows(client, book, {
+    transaction,
+    kind: 'INCOMING_PAYMENT',
+    postings: [[book.external, -amount], [account.accountId, amount]],
+    events: [['INCOMING_PAYMENT.COMPLETED', transactionView(transaction)], ['INTERNAL_ACCOUNT.BALANCE_UPDATED', internalAccountView(credited!)]],
+    at,
+  });
+  await client.query('COMMIT', []);
+}
+
+async function rawTransferOut(client: RawClient, book: RawBook, account: MoneyAccount, amount: bigint): Promise<void> {
+  const at = new Date();
+  await client.query('BEGIN', []);
+  let debited: AccountRow | undefined;
+  await inLockOrder([
+    [account.accountId, async () => {
+      debited = (await client.query(RAW_TRANSFER_OUT_SQL.debitSource, [amount, at, account.accountId, book.platformId, 'USD', account.externalAccountId])).rows[0] as AccountRow | undefined;
+      if (!debited) throw new Error(`raw transfer-out: account ${account.accountId} was not debited`);
+    }],
+    [book.transit, async () => {
+      const { rows } = await client.query(RAW_TRANSFER_OUT_SQL.creditTransit, [amount, at, book.transit, book.platformId, 'USD']);
+      if (rows.length !== 1) throw new Error('raw transfer-out: the TRANSIT account was not credited');
+    }],
+  ]);
+  const transaction = transactionRow(
+    {
+      id: newId('Transaction'),
+      platform_id: book.platformId,
+      customer_id: account.customerId,
+      platform_customer_id: account.platformCustomerId,
+      type: 'OUTGOING',
+      direction: 'DEBIT',
+      status: 'PROCESSING',
+      sender_account_id: account.accountId,
+      receiver_account_id: account.externalAccountId,
+      sent_minor: amount,
+      sent_currency: 'USD',
+      received_minor: amount,
+      received_currency: 'USD',
+    },
+    at,
+  );
+  await insertMoveRows(client, book, {
+    transaction,
+    kind: 'TRANSFER_OUT_DEBIT',
+    postings: [[account.accountId, -amount], [book.transit, amount]],
+    events: [['OUTGOING_PAYMENT.PROCESSING', transactionView(transaction)], ['INTERNAL_ACCOUNT.BALANCE_UPDATED', internalAccountView(debited!)]],
+    at,
+  });
+  const aYearAhead = new Date(at.getTime() + 365 * 24 * 3600 * 1000);
+  await client.query(RAW_TRANSFER_OUT_SQL.job, [newId('Job'), book.platformId, JSON.stringify({ transactionId: transaction.id, succeeds: true }), aYearAhead, at]);
+  await client.query('COMMIT', []);
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+/**
+ * Drives `move` from CONNECTIONS concurrent loops for `seconds` (after the same warm-up autocannon
+ * gets), each loop taking a connection from the pool, running one transaction, and giving it back.
+ * Latency is timed from asking the pool for a connection to COMMIT answered.
+ *
+ * Each loop yields to the event loop between transactions: PGlite answers in microtasks only, so
+ * loops over PGlitePool would otherwise never let timers, I/O or signal handlers run (an HTTP
+ * request gets that turn anyway, through its socket).
+ */
+async function measureRaw(label: string, scenario: string, pool: RawPool, move: (client: RawClient) => Promise<void>): Promise<Measurement> {
+  checkInterrupted();
+  progress(`[${label}] ${scenario}: ${WARMUP_SECONDS ? `${WARMUP_SECONDS} s warm-up, then ` : ''}${MONEY_SECONDS} s with ${CONNECTIONS} concurrent loops`);
+  let lastError: unknown;
+  const run = async (seconds: number, latencies: number[] | undefined) => {
+    const begun = performance.now();
+    const deadline = begun + seconds * 1000;
+    let failures = 0;
+    const loop = async () => {
+      while (!stopping && performance.now() < deadline) {
+        const started = performance.now();
+        const client = await pool.connect();
+        let ok = false;
+        try {
+          await move(client);
+          ok = true;
+        } catch (error) {
+          failures++;
+          lastError = error;
+          await client.query('ROLLBACK', []).catch(() => undefined);
+        } finally {
+          client.release();
+        }
+        if (ok) latencies?.push(performance.now() - started);
+        await nextMacrotask();
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, loop));
+    return { seconds: (performance.now() - begun) / 1000, failures };
+  };
+  if (WARMUP_SECONDS) await run(WARMUP_SECONDS, undefined);
+  checkInterrupted();
+  const latencies: number[] = [];
+  const { seconds, failures } = await run(MONEY_SECONDS, latencies);
+  checkInterrupted();
+  latencies.sort((a, b) => a - b);
+  const result: Measurement = {
+    database: label,
+    scenario,
+    reqPerSec: latencies.length / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    failures,
+    fractional: true,
+  };
+  const failed = failures ? `, ${failures} FAILED (last: ${lastError instanceof Error ? lastError.message : String(lastError)})` : '';
+  progress(`[${label}] ${scenario}: ${Math.round(result.reqPerSec)} tx/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms${failed}`);
+  return result;
+}
+
+/** The platform's EXTERNAL or TRANSIT account, created when missing, exactly as accounts.systemAccount does. */
+async function systemAccount(client: RawClient, platformId: string, purpose: 'EXTERNAL' | 'TRANSIT'): Promise<string> {
+  const at = new Date();
+  await client.query(
+    `INSERT INTO ledger_accounts (id, platform_id, customer_id, purpose, account_type, currency, may_go_negative, created_at, updated_at)
+     VALUES ($1, $2, NULL, $3, NULL, 'USD', $4, $5, $5) ON CONFLICT DO NOTHING`,
+    [newId('LedgerAccount'), platformId, purpose, purpose === 'EXTERNAL', at],
+  );
+  const { rows } = await client.query(`SELECT id FROM ledger_accounts WHERE platform_id = $1 AND purpose = $2 AND currency = 'USD' AND customer_id IS NULL`, [platformId, purpose]);
+  return String(rows[0]!.id);
+}
+
+/** PostgreSQL: a pool of the server's size on the server's own database, moving money between the accounts the API set up. */
+async function openPostgresRaw(url: string, accounts: MoneyAccount[]): Promise<RawTarget> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: SERVER_POOL_SIZE,
+    // The server's parsers: BIGINT as bigint.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === 20 ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  pool.on('error', () => undefined);
+  const { db, close } = overPool(pool);
+  try {
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query<{ platform_id: string }>('SELECT platform_id FROM ledger_accounts WHERE id = $1', [accounts[0]!.accountId]);
+      const platformId = rows[0]!.platform_id;
+      const book: RawBook = { platformId, external: await systemAccount(client, platformId, 'EXTERNAL'), transit: await systemAccount(client, platformId, 'TRANSIT'), accounts };
+      const pendingSettlements = async () =>
+        Number((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'PENDING' AND kind = 'transfer.settle' AND run_at < now() + interval '1 day'`)).rows[0]!.n);
+      return { pool, book, pendingSettlements, db, close };
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * PGlite: the server holds its data directory, so the raw moves get their own file-backed PGlite
+ * in `dir`, migrated by the project's migrations (openDatabase + migrateToLatest), then reopened
+ * through the project's PGlitePool (the connection-per-transaction mutex the server's Kysely uses).
+ * Its rows mirror what the API set up: one platform, `count` USD customers each with an internal
+ * account and an external account, and each account funded by the raw funding move itself.
+ */
+async function openPgliteRaw(dir: string, count: number): Promise<RawTarget> {
+  progress(`[PGlite] raw SQL: a separate file-backed PGlite in ${dir}, migrating`);
+  const handle = await openDatabase({ pgliteDir: dir });
+  try {
+    await migrateToLatest(handle.db);
+  } finally {
+    await handle.close();
+  }
+  const pool = await PGlitePool.open(dir);
+  const { db, close } = overPool(pool);
+  try {
+    const client = await pool.connect();
+    const platformId = newId('Platform');
+    const accounts: MoneyAccount[] = [];
+    try {
+      const at = new Date();
+      await client.query('BEGIN', []);
+      await client.query(`INSERT INTO platforms (id, name, created_at, updated_at) VALUES ($1, 'Bench raw SQL', $2, $2)`, [platformId, at]);
+      for (let i = 0; i < count; i++) {
+        const account: MoneyAccount = {
+          customerId: newId('Customer'),
+          platformCustomerId: `bench-raw-${i}`,
+          accountId: newId('InternalAccount'),
+          externalAccountId: newId('ExternalAccount'),
+        };
+        await client.query(
+          `INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, kyc_status, currencies, email, uma_address, profile, created_at, updated_at)
+           VALUES ($1, $2, $3, 'INDIVIDUAL', 'UNVERIFIED', '["USD"]', 'money@example.com', $4, '{"fullName":"Bench Money"}', $5, $5)`,
+          [account.customerId, platformId, account.platformCustomerId, `$${account.platformCustomerId}@bench.example`, at],
+        );
+        const reference = `MNTBENCH${String(i).padStart(5, '0')}`;
+        await client.query(
+          `INSERT INTO ledger_accounts (id, platform_id, customer_id, purpose, account_type, currency, may_go_negative, funding_reference, funding_instructions, created_at, updated_at)
+           VALUES ($1, $2, $3, 'CUSTOMER', 'INTERNAL_FIAT', 'USD', false, $4, $5, $6, $6)`,
+          [account.accountId, platformId, account.customerId, reference, JSON.stringify(fundingInstructionsFor('USD', reference, 'Bench Money')), at],
+        );
+        const accountNumber = benchAccountNumber(i);
+        await client.query(
+          `INSERT INTO external_accounts (id, platform_id, customer_id, currency, account_type, account_info, fingerprint, status, created_at, updated_at)
+           VALUES ($1, $2, $3, 'USD', 'US_ACCOUNT', $4, $5, 'ACTIVE', $6, $6)`,
+          [
+            account.externalAccountId,
+            platformId,
+            account.customerId,
+            JSON.stringify({ accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench' } }),
+            `bench-${accountNumber}`,
+            at,
+          ],
+        );
+        accounts.push(account);
+      }
+      await client.query('COMMIT', []);
+      const book: RawBook = { platformId, external: await systemAccount(client, platformId, 'EXTERNAL'), transit: await systemAccount(client, platformId, 'TRANSIT'), accounts };
+      for (const account of accounts) await rawFund(client, book, account, PREFUND_MINOR);
+      progress(`[PGlite] raw SQL: ${count} accounts ready`);
+      return { pool, book, db, close };
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+async function benchCustomers(label: string, server: Server): Promise<Row[]> {
+  const json = { authorization: server.authorization, 'content-type': 'application/json' };
+
+  // The customer the read scenario fetches.
+  const customer = await call<{ id: string }>(server, label, {
+    method: 'POST',
+    path: '/customers',
+    body: { customerType: 'INDIVIDUAL', platformCustomerId: 'bench-read-target', fullName: 'Bench Reader', email: 'reader@example.com' },
+    expect: 201,
+  });
+
+  const ceiling = await measure(label, 'GET /livez (bare route)', SECONDS, { url: `${server.base}/livez` });
+
+  const runTag = randomBytes(4).toString('hex');
+  let sequence = 0;
+  const create = await measure(label, `POST ${API}/customers`, SECONDS, {
+    url: server.base,
+    requests: [
+      {
+        method: 'POST',
+        path: `${API}/customers`,
+        headers: json,
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({
+            customerType: 'INDIVIDUAL',
+            platformCustomerId: `bench-${runTag}-${++sequence}`,
+            fullName: 'Bench Customer',
+            email: 'bench@example.com',
+          }),
+        }),
+      },
+    ],
+  });
+
+  const read = await measure(label, `GET ${API}/customers/{id}`, SECONDS, {
+    url: `${server.base}${API}/customers/${customer.id}`,
+    headers: { authorization: server.authorization },
+  });
+
+  return [ceiling, { ...create, ceiling }, { ...read, ceiling }];
+}
+
+/** Waits until the server's job runner has settled what a transfer-out scenario left behind. */
+async function awaitSettlements(label: string, scenario: string, pending: () => Promise<number>, notes: string[]): Promise<void> {
+  const begun = Date.now();
+  const initial = await pending();
+  let left = initial;
+  while (left > 0 && !stopping && Date.now() - begun < SETTLEMENT_WAIT_MS) {
+    await new Promise((r) => setTimeout(r, 500));
+    left = await pending();
+  }
+  const seconds = ((Date.now() - begun) / 1000).toFixed(1);
+  const line = left > 0
+    ? `${label} ${scenario}: ${left} of ${initial} transfers were still unsettled after ${seconds} s; the next scenario ran beside their settlement.`
+    : `${label} ${scenario}: ${initial} transfers were still unsettled when the run ended; the server's job runner settled them in ${seconds} s.`;
+  progress(`[${label}] ${line.slice(label.length + 1)}`);
+  notes.push(line);
+}
+
+async function benchMoney(label: string, server: Server, openRaw: (accounts: MoneyAccount[]) => Promise<RawTarget>, notes: string[]): Promise<Row[]> {
+  const accounts = await createMoneyAccounts(label, server);
+  const raw = await openRaw(accounts);
+  try {
+    const pendingSettlements =
+      raw.pendingSettlements ??
+      (async () => (await call<{ totalCount: number }>(server, label, { method: 'GET', path: '/transactions?status=PROCESSING&type=OUTGOING&limit=1', expect: 200 })).totalCount);
+
+    const rows: Row[] = [];
+    for (const move of ['fund', 'transfer-out'] as const) {
+      for (const spread of [false, true]) {
+        const scenario = `${move} (${spread ? `spread over ${accounts.length}` : 'hot'})`;
+        const options = moneyRequests(server, spread, accounts, (account) =>
+          move === 'fund'
+            ? { path: `${API}/sandbox/internal-accounts/${account.accountId}/fund`, body: { amount: 1 } }
+            : { path: `${API}/transfer-out`, body: { source: { accountId: account.accountId }, destination: { accountId: account.externalAccountId }, amount: 1 } },
+        );
+        const api = await measure(label, scenario, MONEY_SECONDS, options);
+        if (move === 'transfer-out') await awaitSettlements(label, scenario, pendingSettlements, notes);
+
+        let sequence = 0;
+        const pick = () => (spread ? raw.book.accounts[sequence++ % raw.book.accounts.length]! : raw.book.accounts[0]!);
+        const ceiling = await measureRaw(label, `raw SQL ${scenario}`, raw.pool, (client) =>
+          move === 'fund' ? rawFund(client, raw.book, pick(), 1n) : rawTransferOut(client, raw.book, pick(), 1n),
+        );
+        rows.push({ ...api, ceiling }, ceiling);
+      }
+    }
+    if (!stopping) {
+      // The raw moves must be real moves: every entry balances, every balance equals its postings.
+      const where = raw.pendingSettlements ? "the server's database (API and raw moves)" : 'the raw-SQL database';
+      const violations = await reconcile(raw.db);
+      const line = violations.length
+        ? `${label}: ledger check of ${where} FAILED: ${violations.slice(0, 5).map((v) => `${v.check}: ${v.detail}`).join('; ')}`
+        : `${label}: ledger check of ${where} after the run (the project's reconcile()): consistent.`;
+      progress(`[${label}] ${line.slice(label.length + 2)}`);
+      notes.push(line);
+    }
+    return rows;
+  } finally {
+    await raw.close();
+  }
+}
+
+async function benchServer(label: string, server: Server, openRaw: (accounts: MoneyAccount[]) => Promise<RawTarget>, notes: string[]): Promise<Row[]> {
+  return [...(await benchCustomers(label, server)), ...(await benchMoney(label, server, openRaw, notes))];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Databases
+
+async function benchPglite(notes: string[]): Promise<Row[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'moneta-bench-'));
+  const rawDir = mkdtempSync(join(tmpdir(), 'moneta-bench-raw-'));
+  let raw: RawTarget | undefined;
+  return withCleanup(
+    async () => {
+      await raw?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(rawDir, { recursive: true, force: true });
+    },
+    async () => {
+      const server = await startServer('PGlite', { DATA_DIR: dataDir });
+      try {
+        return await benchServer('PGlite', server, async (accounts) => (raw = await openPgliteRaw(join(rawDir, 'pglite'), accounts.length)), notes);
+      } finally {
+        await stopServer(server.child);
+      }
+    },
+  );
+}
+
+async function benchPostgres(notes: string[]): Promise<Row[]> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    const reason = error instanceof AggregateError && !error.message ? String(error.errors[0]) : error instanceof Error ? error.message : String(error);
+    const note = `PostgreSQL skipped: cannot reach ${redact(POSTGRES_ADMIN_URL)} (${reason}); set BENCH_POSTGRES_URL to point elsewhere.`;
+    progress(note);
+    notes.push(note);
+    await admin.end().catch(() => undefined);
+    return [];
+  }
+  const database = `moneta_bench_${Date.now()}_${process.pid}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'moneta-bench-'));
+  let raw: RawTarget | undefined;
+  const cleanup = async () => {
+    for (const child of children) await stopServer(child); // the database cannot be dropped under a live server's pool
+    // The raw pool's connections go with the database (WITH (FORCE)); do not wait on loops still running.
+    void raw?.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).then(
+      () => progress(`[PostgreSQL] dropped ${database}`),
+      (error: unknown) => process.stderr.write(`bench: could not drop ${database}: ${error instanceof Error ? error.message : String(error)}\n`),
+    );
+    await admin.end().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return withCleanup(cleanup, async () => {
+    checkInterrupted();
+    await admin.query(`CREATE DATABASE ${database}`);
+    progress(`[PostgreSQL] created the throw-away database ${database}`);
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${database}`;
+    const server = await startServer('PostgreSQL', { DATABASE_URL: url.toString(), DATA_DIR: dataDir });
+    try {
+      return await benchServer('PostgreSQL', server, async (accounts) => (raw = await openPostgresRaw(url.toString(), accounts)), notes);
+    } finally {
+      await stopServer(server.child);
+    }
+  });
+}
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function latency(value: number, fractional: boolean): string {
+  return fractional ? value.toFixed(1) : String(value);
+}
+
+function table(rows: Row[]): string {
+  const lines = ['| database | scenario | req/s | p50 ms | p99 ms | ceiling | ceiling req/s | ratio |', '|---|---|---:|---:|---:|---|---:|---:|'];
+  for (const row of rows) {
+    const failed = row.failures ? ` (${row.failures} failed)` : '';
+    const ceiling = row.ceiling
+      ? `${row.ceiling.scenario} | ${Math.round(row.ceiling.reqPerSec)} | ${row.ceiling.reqPerSec > 0 ? (row.reqPerSec / row.ceiling.reqPerSec).toFixed(3) : '—'}`
+      : '— | — | —';
+    lines.push(`| ${row.database} | ${row.scenario}${failed} | ${Math.round(row.reqPerSec)} | ${latency(row.p50, row.fractional)} | ${latency(row.p99, row.fractional)} | ${ceiling} |`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const cpu = cpus();
+  const load = loadavg().map((l) => l.toFixed(2)).join(' / ');
+  const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}`;
+  progress(`${CONNECTIONS} connections, ${SECONDS} s per customer scenario, ${MONEY_SECONDS} s per money scenario (+${WARMUP_SECONDS} s warm-up each); ${machine}; load average ${load} (1/5/15 min) at start`);
+  const notes: string[] = [];
+  const rows = [...(await benchPglite(notes)), ...(await benchPostgres(notes))];
+  if (rows.some((r) => r.failures > 0)) notes.push('Rows marked "failed" had non-2xx responses, errors or timeouts (raw SQL: rolled-back transactions); their req/s counts successes only.');
+
+  const output = table(rows);
+  process.stdout.write(`\n${output}\n${notes.map((n) => `\n${n}`).join('')}\n`);
+  const document = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` on ${new Date().toISOString()}: ${machine}.`,
+    '',
+    `Load average at start: ${load} (1, 5 and 15 minutes, \`os.loadavg()\`) on ${cpu.length} cores. Other work may share the machine, so absolute numbers move between runs; compare the ratios, which are measured back to back in the same run.`,
+    '',
+    `${CONNECTIONS} connections; ${SECONDS} s per customer scenario and ${MONEY_SECONDS} s per money scenario, each after a ${WARMUP_SECONDS} s warm-up. The server runs as a child process (\`npx tsx packages/server/src/main.ts\`, LOG_LEVEL=warn, sandbox mode, pool of ${SERVER_POOL_SIZE} on PostgreSQL); autocannon runs in the bench process on the same machine.`,
+    '',
+    '- Customer scenarios are compared with the bare `GET /livez` route on the same server (HTTP, routing and serialization; no auth, no database).',
+    `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 8 round trips for funding and 9 for transfer-out, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` in bench/run.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
+    '- Every funding also debits the platform\'s single EXTERNAL account and every transfer-out credits its single TRANSIT account, so "spread" moves still share one hot row; the raw moves do too.',
+    '- During a transfer-out scenario the server\'s job runner also settles the transfers made 2 s earlier (TRANSIT to EXTERNAL, in the same database); the raw moves schedule their settlement job a year ahead, so their ceiling is the request\'s own transaction only. The bench waits for the settlement backlog to drain before measuring the next scenario.',
+    '- Ratio: req/s of the scenario divided by req/s of its ceiling. API latencies are whole milliseconds (autocannon\'s resolution); raw SQL latencies are per transaction, from asking the pool for a connection to COMMIT answered.',
+    '',
+    output,
+    ...notes.flatMap((n) => ['', n]),
+    '',
+  ].join('\n');
+  writeFileSync(RESULTS_FILE, document);
+  progress(`done; table written to ${RESULTS_FILE}`);
+}
+
+main().catch((error: unknown) => {
+  if (stopping) return; // the signal handler cleans up and exits
+  process.stderr.write(`bench: failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  for (const child of children) killGroup(child, 'SIGKILL');
+  const cleanups = [...pendingCleanups].map((cleanup) => cleanup().catch(() => undefined));
+  void Promise.race([Promise.all(cleanups), new Promise((done) => setTimeout(done, 10_000).unref())]).then(() => process.exit(1));
+});

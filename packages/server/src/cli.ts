@@ -1,0 +1,290 @@
+/**
+ * The operator CLI: `npm run cli -- <command>`. It reads the same settings as the server
+ * (DATABASE_URL, or the embedded PGlite database under DATA_DIR/pglite), brings the schema up to
+ * date, does one thing and prints its result as JSON on stdout.
+ *
+ * Exit codes: 0 done; 1 the command failed (unknown platform or customer, database unavailable or
+ * busy); 2 bad arguments or settings. Errors are one line on stderr, never a stack trace.
+ *
+ * Embedded PGlite allows one process at a time: run the CLI while the server is stopped (or use
+ * PostgreSQL). The CLI refuses to open a PGlite directory another process holds open.
+ */
+import { existsSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import type { Services } from './app.js';
+import type { TxContext } from './http/idempotency.js';
+import { AppError } from './lib/errors.js';
+import { isId, type IdPrefix } from './lib/ids.js';
+import { PERMISSIONS, type Permission } from './modules/tokens/permissions.js';
+import type { KycStatus } from './modules/customers/schemas.js';
+
+/** A failure the operator can act on; printed as one line. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+  }
+}
+
+const DECISIONS = ['APPROVED', 'REJECTED', 'HOLD', 'PENDING'] as const satisfies readonly KycStatus[];
+const NAME_MAX = 200;
+
+// ---------------------------------------------------------------------------------------------
+// Argument parsers (commander reports their InvalidArgumentError as one line; we exit 2)
+
+function parsePermissions(raw: string): Permission[] {
+  const items = raw.split(',').map((p) => p.trim().toUpperCase()).filter((p) => p !== '');
+  if (items.length === 0) throw new InvalidArgumentError(`give one or more of ${PERMISSIONS.join(', ')}, comma-separated.`);
+  const unknown = items.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown permission ${unknown.join(', ')}; use ${PERMISSIONS.join(', ')}.`);
+  return [...new Set(items)] as Permission[];
+}
+
+function parseName(raw: string): string {
+  const name = raw.trim();
+  if (name === '') throw new InvalidArgumentError('must not be empty.');
+  if (name.length > NAME_MAX) throw new InvalidArgumentError(`must be at most ${NAME_MAX} characters.`);
+  return name;
+}
+
+function idParser(prefix: IdPrefix): (raw: string) => string {
+  return (raw) => {
+    const value = raw.trim();
+    if (!isId(prefix, value)) throw new InvalidArgumentError(`expected an id like ${prefix}:<uuid>.`);
+    return value;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database
+
+/**
+ * Processes (other than this one) holding files open under `dir`. PGlite takes no lock of its own,
+ * and a second process opening the same directory silently works on a stale copy and can corrupt
+ * it, so we look for open file descriptors in /proc. Linux only; elsewhere this finds nothing.
+ */
+function processesUsing(dir: string): number[] {
+  if (!existsSync('/proc/self/fd') || !existsSync(dir)) return [];
+  const root = realpathSync(dir);
+  const holders: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue; // gone, or another user's process
+    }
+    for (const fd of fds) {
+      let target: string;
+      try {
+        target = readlinkSync(`/proc/${entry}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (target === root || target.startsWith(`${root}/`)) {
+        holders.push(Number(entry));
+        break;
+      }
+    }
+  }
+  return holders;
+}
+
+function describeConnectionError(error: unknown): string {
+  // pg reports a refused connection to a name with several addresses as an AggregateError with no message.
+  if (error instanceof AggregateError && !error.message) {
+    return [...new Set(error.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))))].join('; ');
+  }
+  return error instanceof Error && error.message ? error.message : String(error);
+}
+
+async function open(config: Config): Promise<DatabaseHandle> {
+  // Loaded here rather than at the top so argument errors and --help answer without loading them.
+  const { migrateToLatest, openDatabase } = await import('./db/database.js');
+  if (config.databaseUrl) {
+    let handle: DatabaseHandle | undefined;
+    try {
+      handle = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2 });
+      await migrateToLatest(handle.db);
+      return handle;
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      throw new CliError(`cannot use the PostgreSQL database in DATABASE_URL: ${describeConnectionError(error)}`);
+    }
+  }
+
+  const dir = join(config.dataDir, 'pglite');
+  const holders = processesUsing(dir);
+  if (holders.length > 0) {
+    throw new CliError(
+      `the embedded database ${dir} is in use by process ${holders.join(', ')}; PGlite allows one process at a time, so stop the server (or the other CLI) and retry, or run on PostgreSQL with DATABASE_URL`,
+    );
+  }
+  let handle: DatabaseHandle | undefined;
+  try {
+    handle = await openDatabase({ pgliteDir: dir });
+    await migrateToLatest(handle.db);
+    return handle;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    const reason = error instanceof Error && error.message ? error.message : String(error);
+    throw new CliError(`cannot open the embedded database ${dir}: ${reason}`);
+  }
+}
+
+interface Session {
+  config: Config;
+  database: DatabaseHandle;
+  services: Services;
+}
+
+function settings(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message, 2);
+    throw error;
+  }
+}
+
+/** Opens the database (schema brought up to date), runs `work`, prints its result, closes. */
+async function withSession(work: (session: Session) => Promise<unknown>): Promise<void> {
+  const config = settings();
+  const database = await open(config);
+  try {
+    const { createServices } = await import('./app.js');
+    const { resolveEncryptionKey } = await import('./lib/encryption-key.js');
+    // The server's key, so anything a service seals is readable by the server.
+    const encryptionKey = resolveEncryptionKey(config);
+    const services = createServices({ config, db: database.db, databaseKind: database.kind, encryptionKey });
+    const result = await work({ config, database, services });
+    process.stdout.write(`${JSON.stringify(result, jsonValue, 2)}\n`);
+  } finally {
+    await database.close().catch(() => undefined);
+  }
+}
+
+/** Amounts are BIGINT in the database; print them as JSON numbers, as the API does. */
+function jsonValue(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? Number(value) : value;
+}
+
+async function requirePlatform(session: Session, platformId: string): Promise<void> {
+  const row = await session.database.db.selectFrom('platforms').select('id').where('id', '=', platformId).executeTakeFirst();
+  if (!row) throw new CliError(`platform ${platformId} not found`);
+}
+
+/** Runs a state-changing service call the way the API does: one transaction, the platform's clock read before it. */
+async function inTransaction<T>(session: Session, platformId: string, effect: (ctx: TxContext) => Promise<T>): Promise<T> {
+  await requirePlatform(session, platformId);
+  const now = await session.services.clock.now(platformId);
+  return session.database.db.transaction().execute((tx) => effect({ tx, platformId, now }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+function buildProgram(): Command {
+  const program = new Command('moneta')
+    .description('Moneta operator commands. Uses the server settings (DATABASE_URL, or DATA_DIR for embedded PGlite).')
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      outputError: (message, write) => write(`moneta: ${message.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')}\n`),
+    });
+
+  const platforms = program.command('platforms').description('Platforms (tenants) and their first API token');
+
+  platforms
+    .command('create')
+    .description('Create a platform and its first API token; the token secret is shown once')
+    .requiredOption('--name <name>', 'platform name', parseName)
+    .addOption(new Option('--permissions <list>', 'first token permissions, comma-separated (VIEW, TRANSACT, MANAGE)').argParser(parsePermissions).default(['MANAGE'], 'MANAGE'))
+    .action((options: { name: string; permissions: Permission[] }) =>
+      withSession(async ({ database, services }) =>
+        database.db.transaction().execute(async (tx) => {
+          const now = new Date();
+          const platform = await services.platforms.create(tx, { name: options.name, now });
+          const token = await services.tokens.insertToken(tx, { platformId: platform.id, name: 'Operator token (CLI)', permissions: options.permissions, now });
+          return {
+            platform: { id: platform.id, name: platform.name },
+            token: { id: token.id, clientId: token.clientId, clientSecret: token.clientSecret, permissions: token.permissions },
+          };
+        }),
+      ),
+    );
+
+  platforms
+    .command('list')
+    .description('List platforms')
+    .action(() => withSession(({ services }) => services.platforms.list()));
+
+  const tokens = program.command('tokens').description('API tokens of a platform');
+
+  tokens
+    .command('create')
+    .description('Create an API token; its secret is shown once')
+    .requiredOption('--platform <id>', 'Platform:<uuid>', idParser('Platform'))
+    .requiredOption('--name <name>', 'token name', parseName)
+    .requiredOption('--permissions <list>', 'comma-separated: VIEW, TRANSACT, MANAGE', parsePermissions)
+    .action((options: { platform: string; name: string; permissions: Permission[] }) =>
+      withSession((session) => inTransaction(session, options.platform, (ctx) => session.services.tokens.create(ctx, { name: options.name, permissions: options.permissions }))),
+    );
+
+  tokens
+    .command('revoke')
+    .description('Revoke an API token (other running processes stop accepting it within AUTH_CACHE_TTL_MS)')
+    .requiredOption('--platform <id>', 'Platform:<uuid>', idParser('Platform'))
+    .requiredOption('--token <id>', 'ApiToken:<uuid>', idParser('ApiToken'))
+    .action((options: { platform: string; token: string }) =>
+      withSession(async (session) => {
+        await inTransaction(session, options.platform, (ctx) => session.services.tokens.revoke(ctx, options.token));
+        return { id: options.token, revoked: true };
+      }),
+    );
+
+  const customers = program.command('customers').description('Customers of a platform');
+
+  customers
+    .command('decide-kyc')
+    .description('Record a manual KYC/KYB review decision (emits the CUSTOMER.KYC_*/KYB_* event)')
+    .requiredOption('--platform <id>', 'Platform:<uuid>', idParser('Platform'))
+    .requiredOption('--customer <id>', 'Customer:<uuid>', idParser('Customer'))
+    .addOption(new Option('--status <status>', 'the decision').choices(DECISIONS).makeOptionMandatory())
+    .action((options: { platform: string; customer: string; status: (typeof DECISIONS)[number] }) =>
+      withSession((session) => inTransaction(session, options.platform, (ctx) => session.services.kyc.decide(ctx, options.customer, options.status))),
+    );
+
+  return program;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // already printed by commander
+    if (error instanceof CliError) {
+      process.stderr.write(`moneta: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof AppError) {
+      process.stderr.write(`moneta: ${error.message} (${error.code})\n`);
+      return 1;
+    }
+    process.stderr.write(`moneta: failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv).then(
+  (code) => process.exit(code),
+  () => process.exit(1),
+);

@@ -1,0 +1,128 @@
+import { sql } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, Tx } from '../db/schema.js';
+import type { TxContext } from '../http/idempotency.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+
+export type JobHandler = (ctx: TxContext, payload: Record<string, unknown>) => Promise<void>;
+
+const MAX_ATTEMPTS = 20;
+
+/** Schedules work inside the caller's transaction, so it exists exactly when the change that needs it commits. */
+export async function scheduleJob(tx: Tx, job: { platformId: string; kind: string; payload: Record<string, unknown>; runAt: Date; at: Date }): Promise<string> {
+  const id = newId('Job');
+  await tx
+    .insertInto('jobs')
+    .values({ id, platform_id: job.platformId, kind: job.kind, payload: JSON.stringify(job.payload), run_at: job.runAt, status: 'PENDING', created_at: job.at, updated_at: job.at })
+    .execute();
+  return id;
+}
+
+export type JobRunner = ReturnType<typeof createJobRunner>;
+
+/**
+ * Runs due jobs. Each job is claimed (FOR UPDATE SKIP LOCKED) and handled in one transaction that
+ * also marks it DONE, so its effects and its completion commit together: several workers never run
+ * one job twice, and a crash leaves it PENDING to be run again. A failing job is retried with
+ * backoff and kept as FAILED after MAX_ATTEMPTS.
+ */
+export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
+  let log: FastifyBaseLogger | undefined;
+  const handlers = new Map<string, JobHandler>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+
+  async function runOne(): Promise<boolean> {
+    const realNow = clock.realNow();
+    let failed: { id: string; attempts: number; error: unknown; platformNow: Date } | undefined;
+    const ran = await db.transaction().execute(async (tx) => {
+      // Due means due by the job's platform clock: real time plus that platform's sandbox offset.
+      const job = await tx
+        .selectFrom('jobs as j')
+        .innerJoin('platforms as p', 'p.id', 'j.platform_id')
+        .select(['j.id', 'j.platform_id', 'j.kind', 'j.payload', 'j.attempts', 'p.clock_offset_ms'])
+        .where('j.status', '=', 'PENDING')
+        .where(sql<boolean>`j.run_at <= ${realNow}::timestamptz + p.clock_offset_ms * interval '1 millisecond'`)
+        .orderBy('j.run_at')
+        .limit(1)
+        .forUpdate('j')
+        .skipLocked()
+        .executeTakeFirst();
+      if (!job) return false;
+      const platformNow = new Date(realNow.getTime() + Number(job.clock_offset_ms));
+      const handler = handlers.get(job.kind);
+      try {
+        if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+        await runInSavepoint(tx, () => handler({ tx, platformId: job.platform_id, now: platformNow }, job.payload));
+        await tx.updateTable('jobs').set({ status: 'DONE', attempts: job.attempts + 1, updated_at: platformNow }).where('id', '=', job.id).execute();
+      } catch (error) {
+        failed = { id: job.id, attempts: job.attempts + 1, error, platformNow };
+        const retryAt = new Date(platformNow.getTime() + Math.min(2 ** job.attempts * 1000, 3600_000));
+        await tx
+          .updateTable('jobs')
+          .set({
+            status: failed.attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING',
+            attempts: failed.attempts,
+            run_at: retryAt,
+            last_error: error instanceof Error ? error.message.slice(0, 500) : 'failed',
+            updated_at: platformNow,
+          })
+          .where('id', '=', job.id)
+          .execute();
+      }
+      return true;
+    });
+    if (failed) log?.warn({ jobId: failed.id, attempts: failed.attempts, err: failed.error }, 'job failed; will retry');
+    return ran;
+  }
+
+  async function drain(): Promise<number> {
+    let count = 0;
+    while (count < 10_000 && (await runOne())) count++;
+    return count;
+  }
+
+  return {
+    useLogger(logger: FastifyBaseLogger): void {
+      log = logger;
+    },
+
+    register(kind: string, handler: JobHandler): void {
+      handlers.set(kind, handler);
+    },
+
+    /** Runs every job due now (tests call this after moving the clock); returns how many ran. */
+    async runDue(): Promise<number> {
+      // One drain at a time per process; concurrent callers share it.
+      running ??= drain().finally(() => (running = undefined));
+      return running;
+    },
+
+    start(intervalMs = 250): void {
+      if (timer) return;
+      timer = setInterval(() => {
+        this.runDue().catch((error: unknown) => log?.error({ err: error }, 'job runner failed'));
+      }, intervalMs);
+      timer.unref();
+    },
+
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}
+
+/** Runs `work` so that its failure rolls back only its own statements, leaving the job row writable. */
+async function runInSavepoint(tx: Tx, work: () => Promise<void>): Promise<void> {
+  await sql`SAVEPOINT job_work`.execute(tx);
+  try {
+    await work();
+    await sql`RELEASE SAVEPOINT job_work`.execute(tx);
+  } catch (error) {
+    await sql`ROLLBACK TO SAVEPOINT job_work`.execute(tx);
+    throw error;
+  }
+}

@@ -1,0 +1,192 @@
+import { randomInt } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Db, Executor, FundingInstructionRecord, InternalAccountType, LedgerAccountsTable, LedgerPurpose, Tx } from '../../db/schema.js';
+import { paginate, type PageParams } from '../../http/pagination.js';
+import { notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { CURRENCY_CODES } from '../../lib/currencies.js';
+import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
+import { fundingInstructionsFor } from '../../sandbox/funding-instructions.js';
+
+type AccountRow = Selectable<LedgerAccountsTable>;
+
+export interface InternalAccountView {
+  id: string;
+  customerId?: string;
+  type: string;
+  status: string;
+  balance: CurrencyAmount;
+  totalBalance: CurrencyAmount;
+  fundingPaymentInstructions: FundingInstructionRecord[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AccountFilters extends PageParams {
+  customerId?: string | undefined;
+  currency?: string | undefined;
+  type?: string | undefined;
+}
+
+const CRYPTO = new Set(['USDC', 'USDB', 'BTC']);
+
+/** Currencies a customer holds when it named none: its region's currency, else USD. */
+const REGION_CURRENCY: Record<string, string> = { US: 'USD', MX: 'MXN', BR: 'BRL', GB: 'GBP', IN: 'INR', NG: 'NGN', CA: 'CAD', PH: 'PHP', KE: 'KES', JP: 'JPY' };
+const EURO_AREA = new Set(['AT', 'BE', 'CY', 'DE', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PT', 'SI', 'SK']);
+
+export function inferredCurrencies(region: string | null | undefined): string[] {
+  if (!region) return ['USD'];
+  if (EURO_AREA.has(region)) return ['EUR'];
+  return [REGION_CURRENCY[region] ?? 'USD'];
+}
+
+export function accountTypeFor(currency: string): InternalAccountType {
+  return CRYPTO.has(currency) ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT';
+}
+
+const REFERENCE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+function fundingReference(): string {
+  let out = 'MNT';
+  for (let i = 0; i < 10; i++) out += REFERENCE_ALPHABET[randomInt(REFERENCE_ALPHABET.length)];
+  return out;
+}
+
+export function internalAccountView(row: AccountRow): InternalAccountView {
+  return {
+    id: row.id,
+    ...(row.customer_id ? { customerId: row.customer_id } : {}),
+    type: row.account_type ?? 'INTERNAL_FIAT',
+    status: row.status,
+    balance: currencyAmount(row.total_minor - row.held_minor, row.currency),
+    totalBalance: currencyAmount(row.total_minor, row.currency),
+    fundingPaymentInstructions: row.funding_instructions,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;
+
+export function createAccountService({ db }: { db: Db }) {
+  async function insertInternal(
+    executor: Executor,
+    input: { platformId: string; customerId: string | null; currency: string; holderName: string; at: Date },
+  ): Promise<void> {
+    const reference = fundingReference();
+    await executor
+      .insertInto('ledger_accounts')
+      .values({
+        id: newId('InternalAccount'),
+        platform_id: input.platformId,
+        customer_id: input.customerId,
+        purpose: input.customerId ? 'CUSTOMER' : 'PLATFORM',
+        account_type: accountTypeFor(input.currency),
+        currency: input.currency,
+        may_go_negative: false,
+        funding_reference: reference,
+        funding_instructions: JSON.stringify(fundingInstructionsFor(input.currency, reference, input.holderName)),
+        created_at: input.at,
+        updated_at: input.at,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  return {
+    /** Opens the customer's internal accounts, one per currency it holds (idempotent). */
+    async openCustomerAccounts(tx: Tx, customer: { platformId: string; id: string; currencies: string[]; region: string | null; holderName: string }, at: Date): Promise<void> {
+      const currencies = customer.currencies.length > 0 ? customer.currencies : inferredCurrencies(customer.region);
+      for (const currency of currencies) {
+        await insertInternal(tx, { platformId: customer.platformId, customerId: customer.id, currency, holderName: customer.holderName, at });
+      }
+    },
+
+    /** The platform's own internal account in every supported currency (idempotent). */
+    async ensurePlatformAccounts(executor: Executor, platformId: string, holderName: string, at: Date): Promise<void> {
+      const existing = await executor
+        .selectFrom('ledger_accounts')
+        .select('currency')
+        .where('platform_id', '=', platformId)
+        .where('purpose', '=', 'PLATFORM')
+        .execute();
+      const have = new Set(existing.map((r) => r.currency));
+      for (const currency of CURRENCY_CODES) {
+        if (!have.has(currency)) await insertInternal(executor, { platformId, customerId: null, currency, holderName, at });
+      }
+    },
+
+    /**
+     * The platform's bookkeeping account of a purpose and currency: EXTERNAL stands for money outside
+     * the service (it may go negative: what the outside world has sent in), TRANSIT for money on its
+     * way out, FEES for fees earned. Created on first use.
+     */
+    async systemAccount(tx: Tx, platformId: string, purpose: Exclude<LedgerPurpose, 'CUSTOMER' | 'PLATFORM'>, currency: string, at: Date): Promise<string> {
+      await tx
+        .insertInto('ledger_accounts')
+        .values({
+          id: newId('LedgerAccount'),
+          platform_id: platformId,
+          customer_id: null,
+          purpose,
+          account_type: null,
+          currency,
+          may_go_negative: purpose === 'EXTERNAL',
+          created_at: at,
+          updated_at: at,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      const row = await tx
+        .selectFrom('ledger_accounts')
+        .select('id')
+        .where('platform_id', '=', platformId)
+        .where('purpose', '=', purpose)
+        .where('currency', '=', currency)
+        .where('customer_id', 'is', null)
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
+
+    /** A customer or platform internal account of this platform, or 404. */
+    async getRow(executor: Executor, platformId: string, accountId: string): Promise<AccountRow> {
+      const row = await executor
+        .selectFrom('ledger_accounts')
+        .selectAll()
+        .where('platform_id', '=', platformId)
+        .where('id', '=', accountId)
+        .where('purpose', 'in', ['CUSTOMER', 'PLATFORM'])
+        .executeTakeFirst();
+      if (!row) throw notFound('ACCOUNT_NOT_FOUND', 'Internal account');
+      return row;
+    },
+
+    async findByReference(executor: Executor, platformId: string, reference: string): Promise<AccountRow | undefined> {
+      return executor
+        .selectFrom('ledger_accounts')
+        .selectAll()
+        .where('platform_id', '=', platformId)
+        .where('funding_reference', '=', reference)
+        .executeTakeFirst();
+    },
+
+    async get(platformId: string, accountId: string): Promise<InternalAccountView> {
+      return internalAccountView(await this.getRow(db, platformId, accountId));
+    },
+
+    async listCustomerAccounts(platformId: string, filters: AccountFilters) {
+      let query = db.selectFrom('ledger_accounts as t').selectAll('t').where('t.platform_id', '=', platformId).where('t.purpose', '=', 'CUSTOMER');
+      if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
+      if (filters.currency) query = query.where('t.currency', '=', filters.currency);
+      if (filters.type) query = query.where('t.account_type', '=', filters.type as InternalAccountType);
+      return paginate(query, filters, internalAccountView);
+    },
+
+    async listPlatformAccounts(platformId: string, filters: { currency?: string | undefined; type?: string | undefined }): Promise<{ data: InternalAccountView[] }> {
+      let query = db.selectFrom('ledger_accounts').selectAll().where('platform_id', '=', platformId).where('purpose', '=', 'PLATFORM');
+      if (filters.currency) query = query.where('currency', '=', filters.currency);
+      if (filters.type) query = query.where('account_type', '=', filters.type as InternalAccountType);
+      const rows = await query.orderBy('created_at').orderBy('id').execute();
+      return { data: rows.map(internalAccountView) };
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import type { Selectable } from 'kysely';
+import type { Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
+import { paginate, type PageParams } from '../../http/pagination.js';
+import { notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
+
+type TransactionRow = Selectable<TransactionsTable> & { platform_customer_id: string | null };
+
+export interface TransactionView {
+  id: string;
+  status: string;
+  type: string;
+  direction: string;
+  source?: Record<string, unknown>;
+  destination?: Record<string, unknown>;
+  customerId?: string;
+  platformCustomerId?: string;
+  sentAmount?: CurrencyAmount;
+  receivedAmount?: CurrencyAmount;
+  fees?: bigint;
+  exchangeRate?: number;
+  quoteId?: string;
+  description?: string;
+  reconciliationInstructions?: { reference: string };
+  failureReason?: string;
+  settledAt?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TransactionFilters extends PageParams {
+  customerId?: string | undefined;
+  platformCustomerId?: string | undefined;
+  accountIdentifier?: string | undefined;
+  senderAccountIdentifier?: string | undefined;
+  receiverAccountIdentifier?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  reference?: string | undefined;
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+}
+
+export interface NewTransaction {
+  platformId: string;
+  customerId: string | null;
+  type: 'INCOMING' | 'OUTGOING';
+  status: string;
+  senderAccountId?: string | null;
+  receiverAccountId?: string | null;
+  sent?: { amount: bigint; currency: string };
+  received?: { amount: bigint; currency: string };
+  feesMinor?: bigint;
+  reference?: string | null;
+  description?: string | null;
+  failureReason?: string | null;
+  settledAt?: Date | null;
+  at: Date;
+}
+
+function endpoint(kind: 'source' | 'destination', accountId: string | null): Record<string, unknown> | undefined {
+  if (!accountId) return undefined;
+  return kind === 'source' ? { sourceType: 'ACCOUNT', accountId } : { destinationType: 'ACCOUNT', accountId };
+}
+
+export function transactionView(row: TransactionRow): TransactionView {
+  const source = endpoint('source', row.sender_account_id);
+  const destination = endpoint('destination', row.receiver_account_id);
+  return {
+    id: row.id,
+    status: row.status,
+    type: row.type,
+    direction: row.direction,
+    ...(source ? { source } : {}),
+    ...(destination ? { destination } : {}),
+    ...(row.customer_id ? { customerId: row.customer_id } : {}),
+    ...(row.platform_customer_id ? { platformCustomerId: row.platform_customer_id } : {}),
+    ...(row.sent_minor !== null && row.sent_currency ? { sentAmount: currencyAmount(row.sent_minor, row.sent_currency) } : {}),
+    ...(row.received_minor !== null && row.received_currency ? { receivedAmount: currencyAmount(row.received_minor, row.received_currency) } : {}),
+    ...(row.fees_minor !== null ? { fees: row.fees_minor } : {}),
+    ...(row.exchange_rate !== null ? { exchangeRate: Number(row.exchange_rate) } : {}),
+    ...(row.quote_id ? { quoteId: row.quote_id } : {}),
+    ...(row.description ? { description: row.description } : {}),
+    ...(row.reference ? { reconciliationInstructions: { reference: row.reference } } : {}),
+    ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+    ...(row.settled_at ? { settledAt: row.settled_at.toISOString() } : {}),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function selectTransactions(executor: Executor) {
+  return executor
+    .selectFrom('transactions as t')
+    .leftJoin('customers as c', 'c.id', 't.customer_id')
+    .selectAll('t')
+    .select('c.platform_customer_id');
+}
+
+export type TransactionService = ReturnType<typeof createTransactionService>;
+
+export function createTransactionService({ db }: { db: Db }) {
+  async function load(executor: Executor, platformId: string, transactionId: string): Promise<TransactionView> {
+    const row = await selectTransactions(executor).where('t.platform_id', '=', platformId).where('t.id', '=', transactionId).executeTakeFirst();
+    if (!row) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
+    return transactionView(row);
+  }
+
+  return {
+    load,
+
+    async create(tx: Tx, input: NewTransaction): Promise<TransactionView> {
+      const id = newId('Transaction');
+      await tx
+        .insertInto('transactions')
+        .values({
+          id,
+          platform_id: input.platformId,
+          customer_id: input.customerId,
+          type: input.type,
+          direction: input.type === 'INCOMING' ? 'CREDIT' : 'DEBIT',
+          status: input.status,
+          sender_account_id: input.senderAccountId ?? null,
+          receiver_account_id: input.receiverAccountId ?? null,
+          sent_minor: input.sent?.amount ?? null,
+          sent_currency: input.sent?.currency ?? null,
+          received_minor: input.received?.amount ?? null,
+          received_currency: input.received?.currency ?? null,
+          fees_minor: input.feesMinor ?? null,
+          reference: input.reference ?? null,
+          description: input.description ?? null,
+          failure_reason: input.failureReason ?? null,
+          settled_at: input.settledAt ?? null,
+          details: '{}',
+          created_at: input.at,
+          updated_at: input.at,
+        })
+        .execute();
+      return load(tx, input.platformId, id);
+    },
+
+    /** Moves a transaction to a final or new status; returns the updated view. */
+    async setStatus(tx: Tx, platformId: string, transactionId: string, change: { status: string; at: Date; failureReason?: string; settled?: boolean }): Promise<TransactionView> {
+      await tx
+        .updateTable('transactions')
+        .set({
+          status: change.status,
+          updated_at: change.at,
+          ...(change.failureReason ? { failure_reason: change.failureReason } : {}),
+          ...(change.settled ? { settled_at: change.at } : {}),
+        })
+        .where('platform_id', '=', platformId)
+        .where('id', '=', transactionId)
+        .execute();
+      return load(tx, platformId, transactionId);
+    },
+
+    async lockRow(tx: Tx, platformId: string, transactionId: string) {
+      return tx.selectFrom('transactions').selectAll().where('platform_id', '=', platformId).where('id', '=', transactionId).forUpdate().executeTakeFirstOrThrow();
+    },
+
+    async get(platformId: string, transactionId: string): Promise<TransactionView> {
+      return load(db, platformId, transactionId);
+    },
+
+    async list(platformId: string, filters: TransactionFilters) {
+      let query = selectTransactions(db).where('t.platform_id', '=', platformId);
+      if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
+      if (filters.platformCustomerId !== undefined) query = query.where('c.platform_customer_id', '=', filters.platformCustomerId);
+      if (filters.accountIdentifier) {
+        const account = filters.accountIdentifier;
+        query = query.where((eb) => eb.or([eb('t.sender_account_id', '=', account), eb('t.receiver_account_id', '=', account)]));
+      }
+      if (filters.senderAccountIdentifier) query = query.where('t.sender_account_id', '=', filters.senderAccountIdentifier);
+      if (filters.receiverAccountIdentifier) query = query.where('t.receiver_account_id', '=', filters.receiverAccountIdentifier);
+      if (filters.status) query = query.where('t.status', '=', filters.status);
+      if (filters.type) query = query.where('t.type', '=', filters.type as 'INCOMING' | 'OUTGOING');
+      if (filters.reference) query = query.where('t.reference', '=', filters.reference);
+      if (filters.startDate) query = query.where('t.created_at', '>=', new Date(filters.startDate));
+      if (filters.endDate) query = query.where('t.created_at', '<=', new Date(filters.endDate));
+      return paginate(query, filters, transactionView);
+    },
+  };
+}

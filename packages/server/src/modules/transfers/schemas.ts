@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+
+const AccountReference = Type.Object({ accountId: Type.String({ pattern: '^(InternalAccount|ExternalAccount):[0-9a-f-]{36}$' }) }, { additionalProperties: false });
+
+/** `amount` is only typed here: a non-positive amount is INVALID_AMOUNT and a limit breach AMOUNT_OUT_OF_RANGE. */
+const Amount = Type.Integer({ format: 'int64', description: 'Smallest unit of the accounts’ currency' });
+
+export const TransferOutRequest = Type.Object(
+  {
+    source: AccountReference,
+    destination: Type.Object(
+      { accountId: Type.String({ pattern: '^(InternalAccount|ExternalAccount):[0-9a-f-]{36}$' }), paymentRail: Type.Optional(Type.String({ maxLength: 40 })) },
+      { additionalProperties: false },
+    ),
+    amount: Amount,
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
+    purposeOfPayment: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+export const TransferInRequest = Type.Object(
+  {
+    source: AccountReference,
+    destination: AccountReference,
+    amount: Amount,
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,272 @@
+import type { Selectable } from 'kysely';
+import type { LedgerAccountsTable, ExternalAccountsTable } from '../../db/schema.js';
+import { emitEvent } from '../../events/outbox.js';
+import type { TxContext } from '../../http/idempotency.js';
+import { scheduleJob, type JobRunner } from '../../jobs/jobs.js';
+import { postEntry, insufficientFunds } from '../../ledger/ledger.js';
+import { AppError } from '../../lib/errors.js';
+import { sandboxTransferOutcome, type SandboxTransferOutcome } from '../../sandbox/transfer-outcomes.js';
+import { internalAccountView, type AccountService } from '../accounts/service.js';
+import { sandboxIdentifier, type ExternalAccountService } from '../external-accounts/service.js';
+import type { PlatformService } from '../platforms/service.js';
+import type { TransactionService, TransactionView } from '../transactions/service.js';
+
+type InternalRow = Selectable<LedgerAccountsTable>;
+type ExternalRow = Selectable<ExternalAccountsTable>;
+
+export interface TransferRequest {
+  sourceAccountId: string;
+  destinationAccountId: string;
+  amount: bigint;
+  description?: string | undefined;
+}
+
+const SETTLE_JOB = 'transfer.settle';
+
+export type TransferService = ReturnType<typeof createTransferService>;
+
+/**
+ * Same-currency transfers between an internal account and an external account (or the platform's
+ * own internal account). Money leaving for an external account is debited into TRANSIT at once and
+ * settles through a durable job: TRANSIT to EXTERNAL on success, back to the source on failure.
+ */
+export function createTransferService(deps: {
+  accounts: AccountService;
+  externalAccounts: ExternalAccountService;
+  transactions: TransactionService;
+  platforms: PlatformService;
+  jobs: JobRunner;
+  sandbox: boolean;
+}) {
+  const { accounts, externalAccounts, transactions, platforms } = deps;
+
+  async function checkAmount(ctx: TxContext, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING'): Promise<void> {
+    if (amount <= 0n) throw new AppError(400, 'INVALID_AMOUNT', 'amount must be a positive integer in the smallest unit of the currency', { field: 'amount' });
+    const limits = await platforms.currencyLimits(ctx.tx, ctx.platformId, currency);
+    if (!limits || !limits.enabledTransactionTypes.includes(direction)) {
+      throw new AppError(400, 'INVALID_CURRENCY', `${currency} ${direction.toLowerCase()} transfers are not enabled for this platform`, { currency });
+    }
+    if (amount < BigInt(limits.minAmount) || amount > BigInt(limits.maxAmount)) {
+      throw new AppError(400, 'AMOUNT_OUT_OF_RANGE', `amount must be between ${limits.minAmount} and ${limits.maxAmount}`, {
+        minAmount: limits.minAmount,
+        maxAmount: limits.maxAmount,
+      });
+    }
+  }
+
+  function sameCurrency(a: string, b: string): void {
+    if (a !== b) throw new AppError(400, 'INVALID_CURRENCY', `Both accounts must hold the same currency (${a} and ${b}); use a quote to convert`);
+  }
+
+  /** The sandbox rail decides by the account's identifier; production has no rail to external accounts yet. */
+  function railOutcome(external: ExternalRow): SandboxTransferOutcome {
+    if (!deps.sandbox) throw new AppError(501, 'NOT_IMPLEMENTED', 'No payout rail to external accounts is configured on this installation');
+    return sandboxTransferOutcome(sandboxIdentifier(external));
+  }
+
+  function refuse(outcome: Extract<SandboxTransferOutcome, { kind: 'refuse' }>, accountId: string, amount: bigint): AppError {
+    if (outcome.reason === 'INSUFFICIENT_FUNDS') return insufficientFunds(accountId, 0n, amount);
+    return new AppError(400, 'INVALID_BANK_ACCOUNT', 'The external account is closed', { accountId });
+  }
+
+  async function balanceUpdated(ctx: TxContext, accountId: string): Promise<void> {
+    const view = internalAccountView(await accounts.getRow(ctx.tx, ctx.platformId, accountId));
+    await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: view, at: ctx.now });
+  }
+
+  /** Customer <-> platform internal accounts: one entry, complete at once. */
+  async function internalMove(ctx: TxContext, type: 'INCOMING' | 'OUTGOING', from: InternalRow, to: InternalRow, request: TransferRequest): Promise<TransactionView> {
+    const customerId = (type === 'OUTGOING' ? from.customer_id : to.customer_id) ?? null;
+    const created = await transactions.create(ctx.tx, {
+      platformId: ctx.platformId,
+      customerId,
+      type,
+      status: 'COMPLETED',
+      senderAccountId: from.id,
+      receiverAccountId: to.id,
+      sent: { amount: request.amount, currency: from.currency },
+      received: { amount: request.amount, currency: to.currency },
+      description: request.description ?? null,
+      settledAt: ctx.now,
+      at: ctx.now,
+    });
+    await postEntry(ctx.tx, {
+      platformId: ctx.platformId,
+      kind: `TRANSFER_${type}`,
+      transactionId: created.id,
+      postings: [
+        { accountId: from.id, currency: from.currency, amount: -request.amount },
+        { accountId: to.id, currency: to.currency, amount: request.amount },
+      ],
+      at: ctx.now,
+    });
+    await emitEvent(ctx.tx, { platformId: ctx.platformId, type: `${type}_PAYMENT.COMPLETED`, data: created, at: ctx.now });
+    await balanceUpdated(ctx, from.id);
+    await balanceUpdated(ctx, to.id);
+    return created;
+  }
+
+  return {
+    /** POST /transfer-out: from an internal account to an external account, or to the platform's internal account. */
+    async transferOut(ctx: TxContext, request: TransferRequest): Promise<TransactionView> {
+      if (request.sourceAccountId === request.destinationAccountId) throw new AppError(400, 'SELF_PAYMENT', 'The source and destination are the same account');
+      const source = await accounts.getRow(ctx.tx, ctx.platformId, request.sourceAccountId);
+      await checkAmount(ctx, source.currency, request.amount, 'OUTGOING');
+
+      if (request.destinationAccountId.startsWith('InternalAccount:')) {
+        const destination = await accounts.getRow(ctx.tx, ctx.platformId, request.destinationAccountId);
+        if (source.purpose !== 'CUSTOMER' || destination.purpose !== 'PLATFORM') {
+          throw new AppError(400, 'INVALID_RECEIVER', "An internal destination must be the platform's own account, paid from a customer's account");
+        }
+        sameCurrency(source.currency, destination.currency);
+        return internalMove(ctx, 'OUTGOING', source, destination, request);
+      }
+
+      const destination = await externalAccounts.load(ctx.tx, ctx.platformId, request.destinationAccountId, source.customer_id ? 'customer' : 'platform');
+      if (destination.customer_id !== source.customer_id) {
+        throw new AppError(400, 'INVALID_RECEIVER', 'The external account must belong to the owner of the source account');
+      }
+      sameCurrency(source.currency, destination.currency);
+      const outcome = railOutcome(destination);
+      if (outcome.kind === 'refuse') throw refuse(outcome, destination.id, request.amount);
+
+      const base = {
+        platformId: ctx.platformId,
+        customerId: source.customer_id,
+        type: 'OUTGOING' as const,
+        senderAccountId: source.id,
+        receiverAccountId: destination.id,
+        sent: { amount: request.amount, currency: source.currency },
+        received: { amount: request.amount, currency: destination.currency },
+        description: request.description ?? null,
+        at: ctx.now,
+      };
+      if (outcome.kind === 'reject') {
+        const rejected = await transactions.create(ctx.tx, { ...base, status: 'REJECTED', failureReason: 'COUNTERPARTY_REJECTED' });
+        await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'OUTGOING_PAYMENT.FAILED', data: rejected, at: ctx.now });
+        return rejected;
+      }
+
+      const transit = await accounts.systemAccount(ctx.tx, ctx.platformId, 'TRANSIT', source.currency, ctx.now);
+      const created = await transactions.create(ctx.tx, { ...base, status: 'PROCESSING' });
+      await postEntry(ctx.tx, {
+        platformId: ctx.platformId,
+        kind: 'TRANSFER_OUT_DEBIT',
+        transactionId: created.id,
+        postings: [
+          { accountId: source.id, currency: source.currency, amount: -request.amount },
+          { accountId: transit, currency: source.currency, amount: request.amount },
+        ],
+        at: ctx.now,
+      });
+      await scheduleJob(ctx.tx, {
+        platformId: ctx.platformId,
+        kind: SETTLE_JOB,
+        payload: { transactionId: created.id, succeeds: outcome.succeeds },
+        runAt: new Date(ctx.now.getTime() + outcome.afterMs),
+        at: ctx.now,
+      });
+      await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'OUTGOING_PAYMENT.PROCESSING', data: created, at: ctx.now });
+      await balanceUpdated(ctx, source.id);
+      return created;
+    },
+
+    /** POST /transfer-in: into an internal account, pulled from an external account or from the platform's internal account. */
+    async transferIn(ctx: TxContext, request: TransferRequest): Promise<TransactionView> {
+      if (request.sourceAccountId === request.destinationAccountId) throw new AppError(400, 'SELF_PAYMENT', 'The source and destination are the same account');
+      const destination = await accounts.getRow(ctx.tx, ctx.platformId, request.destinationAccountId);
+      await checkAmount(ctx, destination.currency, request.amount, 'INCOMING');
+
+      if (request.sourceAccountId.startsWith('InternalAccount:')) {
+        const source = await accounts.getRow(ctx.tx, ctx.platformId, request.sourceAccountId);
+        if (source.purpose !== 'PLATFORM' || destination.purpose !== 'CUSTOMER') {
+          throw new AppError(400, 'INVALID_RECEIVER', "An internal source must be the platform's own account, paying a customer's account");
+        }
+        sameCurrency(source.currency, destination.currency);
+        return internalMove(ctx, 'INCOMING', source, destination, request);
+      }
+
+      const source = await externalAccounts.load(ctx.tx, ctx.platformId, request.sourceAccountId, destination.customer_id ? 'customer' : 'platform');
+      if (source.customer_id !== destination.customer_id) {
+        throw new AppError(400, 'INVALID_RECEIVER', 'The external account must belong to the owner of the destination account');
+      }
+      sameCurrency(source.currency, destination.currency);
+      const outcome = railOutcome(source);
+      if (outcome.kind === 'refuse') throw refuse(outcome, source.id, request.amount);
+      const base = {
+        platformId: ctx.platformId,
+        customerId: destination.customer_id,
+        type: 'INCOMING' as const,
+        senderAccountId: source.id,
+        receiverAccountId: destination.id,
+        sent: { amount: request.amount, currency: source.currency },
+        received: { amount: request.amount, currency: destination.currency },
+        description: request.description ?? null,
+        at: ctx.now,
+      };
+      if (outcome.kind === 'reject') {
+        const rejected = await transactions.create(ctx.tx, { ...base, status: 'REJECTED', failureReason: 'COUNTERPARTY_REJECTED' });
+        await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'INCOMING_PAYMENT.FAILED', data: rejected, at: ctx.now });
+        return rejected;
+      }
+      // Nothing is posted until the pulled funds arrive.
+      const created = await transactions.create(ctx.tx, { ...base, status: 'PROCESSING' });
+      await scheduleJob(ctx.tx, {
+        platformId: ctx.platformId,
+        kind: SETTLE_JOB,
+        payload: { transactionId: created.id, succeeds: outcome.succeeds },
+        runAt: new Date(ctx.now.getTime() + outcome.afterMs),
+        at: ctx.now,
+      });
+      return created;
+    },
+
+    /** The settlement job: completes or fails a PROCESSING transfer, exactly once. */
+    async settle(ctx: TxContext, payload: Record<string, unknown>): Promise<void> {
+      const transactionId = String(payload.transactionId);
+      const row = await transactions.lockRow(ctx.tx, ctx.platformId, transactionId);
+      if (row.status !== 'PROCESSING') return;
+      const currency = (row.type === 'OUTGOING' ? row.sent_currency : row.received_currency)!;
+      const amount = (row.type === 'OUTGOING' ? row.sent_minor : row.received_minor)!;
+      const succeeds = payload.succeeds === true;
+      const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
+
+      if (row.type === 'OUTGOING') {
+        const transit = await accounts.systemAccount(ctx.tx, ctx.platformId, 'TRANSIT', currency, ctx.now);
+        const to = succeeds ? await accounts.systemAccount(ctx.tx, ctx.platformId, 'EXTERNAL', currency, ctx.now) : row.sender_account_id!;
+        await postEntry(ctx.tx, {
+          platformId: ctx.platformId,
+          kind: succeeds ? 'TRANSFER_OUT_SETTLED' : 'TRANSFER_OUT_REFUND',
+          transactionId,
+          postings: [
+            { accountId: transit, currency, amount: -amount },
+            { accountId: to, currency, amount },
+          ],
+          at: ctx.now,
+        });
+      } else if (succeeds) {
+        const external = await accounts.systemAccount(ctx.tx, ctx.platformId, 'EXTERNAL', currency, ctx.now);
+        await postEntry(ctx.tx, {
+          platformId: ctx.platformId,
+          kind: 'TRANSFER_IN_SETTLED',
+          transactionId,
+          postings: [
+            { accountId: external, currency, amount: -amount },
+            { accountId: row.receiver_account_id!, currency, amount },
+          ],
+          at: ctx.now,
+        });
+      }
+      const view = await transactions.setStatus(ctx.tx, ctx.platformId, transactionId, succeeds
+        ? { status: 'COMPLETED', at: ctx.now, settled: true }
+        : { status: 'FAILED', at: ctx.now, failureReason: row.type === 'OUTGOING' ? 'SETTLEMENT_FAILED' : 'COUNTERPARTY_POST_TX_FAILED' });
+      await emitEvent(ctx.tx, { platformId: ctx.platformId, type: `${prefix}.${succeeds ? 'COMPLETED' : 'FAILED'}`, data: view, at: ctx.now });
+      const touched = row.type === 'OUTGOING' ? (succeeds ? undefined : row.sender_account_id) : succeeds ? row.receiver_account_id : undefined;
+      if (touched) await balanceUpdated(ctx, touched);
+    },
+
+    registerJobs(): void {
+      deps.jobs.register(SETTLE_JOB, (ctx, payload) => this.settle(ctx, payload));
+    },
+  };
+}
