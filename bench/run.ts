@@ -684,7 +684,9 @@ async function openPostgresRaw(url: string, accounts: MoneyAccount[]): Promise<R
         oid === 20 ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
+  // A dropped database (Ctrl-C) cuts connections, idle or checked out; neither may take the bench down.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const { db, close } = overPool(pool);
   try {
     const client = await pool.connect();
@@ -926,16 +928,17 @@ async function benchPostgres(notes: string[]): Promise<Row[]> {
   const database = `moneta_bench_${Date.now()}_${process.pid}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'moneta-bench-'));
   let raw: RawTarget | undefined;
+  admin.on('error', () => undefined);
   const cleanup = async () => {
+    rmSync(dataDir, { recursive: true, force: true });
     for (const child of children) await stopServer(child); // the database cannot be dropped under a live server's pool
-    // The raw pool's connections go with the database (WITH (FORCE)); do not wait on loops still running.
-    void raw?.close();
+    // The raw loops stop after their current transaction; WITH (FORCE) below cuts whatever is left.
+    if (raw) await Promise.race([raw.close(), new Promise((done) => setTimeout(done, 3000).unref())]);
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).then(
       () => progress(`[PostgreSQL] dropped ${database}`),
       (error: unknown) => process.stderr.write(`bench: could not drop ${database}: ${error instanceof Error ? error.message : String(error)}\n`),
     );
     await admin.end().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
   };
   return withCleanup(cleanup, async () => {
     checkInterrupted();

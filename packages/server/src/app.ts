@@ -175,7 +175,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   await app.register(scalar, {
     routePrefix: `${API_PREFIX}/reference`,
-    configuration: { url: `${API_PREFIX}/openapi.json`, withDefaultFonts: false, hideClientButton: true },
+    configuration: {
+      url: `${API_PREFIX}/openapi.json`,
+      withDefaultFonts: false,
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    },
   });
 
   return { app, services, routes };

@@ -63,3 +63,16 @@ export const errorResponses = {
  * (never a float, never a string).
  */
 export const MinorUnits = Type.Unsafe<bigint>({ type: 'integer', format: 'int64' });
+
+/** The 202 body of the signed-retry flow. */
+export const SignedRequestChallenge = Type.Object({
+  payloadToSign: Type.String(),
+  requestId: Type.String(),
+  expiresAt: Timestamp,
+});
+
+/** Headers of a signed wallet action's retry. */
+export const WalletSignatureHeaders = Type.Object({
+  'service-wallet-signature': Type.Optional(Type.String({ maxLength: 4096 })),
+  'request-id': Type.Optional(Type.String({ maxLength: 100 })),
+});

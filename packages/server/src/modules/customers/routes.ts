@@ -1,6 +1,7 @@
 import type { ApiApp } from '../../http/types.js';
 import type { RunIdempotent } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/schema-kit.js';
+import { SignedRequestChallenge, WalletSignatureHeaders } from '../../http/schema-kit.js';
 import { Customer, CustomerCreateRequest, CustomerListQuery, CustomerListResponse, CustomerParams, CustomerUpdateRequest } from './schemas.js';
 import type { CustomerService } from './service.js';
 
@@ -28,8 +29,20 @@ export function registerCustomerRoutes(app: ApiApp, { customers, idempotent }: {
 
   app.patch(
     '/customers/:customerId',
-    { schema: { tags, summary: 'Update a customer', params: CustomerParams, body: CustomerUpdateRequest, response: { 200: Customer, ...responses } } },
-    (req, reply) => idempotent(req, reply, 200, (ctx) => customers.update(ctx, req.params.customerId, req.body)),
+    {
+      schema: {
+        tags,
+        summary: 'Update a customer (202 with a payload to sign when a wallet-tied contact changes)',
+        params: CustomerParams,
+        headers: WalletSignatureHeaders,
+        body: CustomerUpdateRequest,
+        response: { 200: Customer, 202: SignedRequestChallenge, ...responses },
+      },
+    },
+    (req, reply) =>
+      idempotent(req, reply, 200, (ctx) =>
+        customers.update(ctx, req.params.customerId, req.body, { signature: req.headers['service-wallet-signature'], requestId: req.headers['request-id'] }),
+      ),
   );
 
   app.delete(

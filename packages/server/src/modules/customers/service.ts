@@ -2,7 +2,7 @@ import type { Db, Executor, Tx } from '../../db/schema.js';
 import type { CustomersTable } from '../../db/schema.js';
 import { sql, type Selectable } from 'kysely';
 import { emitEvent } from '../../events/outbox.js';
-import type { TxContext } from '../../http/idempotency.js';
+import { WithStatus, type TxContext } from '../../http/idempotency.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { AppError, conflict, invalidInput, notFound } from '../../lib/errors.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
@@ -95,6 +95,30 @@ export function verificationEventType(customerType: CustomerType, status: KycSta
   return `CUSTOMER.${customerType === 'BUSINESS' ? 'KYB' : 'KYC'}_${status}`;
 }
 
+/** The first call of the signed-retry flow answers this (202); the retry carries the stamp. */
+export interface SignedRequestChallenge {
+  payloadToSign: string;
+  requestId: string;
+  expiresAt: string;
+}
+
+export interface WalletSignatureHeaders {
+  signature?: string | undefined;
+  requestId?: string | undefined;
+}
+
+/**
+ * Decides whether a contact change needs a wallet's approval. Returns a challenge to answer with
+ * 202, or undefined to go ahead (no tied credential, or a valid signed retry); throws on a bad
+ * signature. The wallet module provides it; without it contact changes apply directly.
+ */
+export type ContactChangeApprover = (
+  ctx: TxContext,
+  customer: CustomerRow,
+  patch: CustomerInput,
+  signature: WalletSignatureHeaders | undefined,
+) => Promise<SignedRequestChallenge | undefined>;
+
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
 export function createCustomerService({
@@ -102,11 +126,13 @@ export function createCustomerService({
   sandbox,
   umaDomain,
   accounts,
+  contactChangeApprover,
 }: {
   db: Db;
   sandbox: boolean;
   umaDomain: (executor: Executor, platformId: string) => Promise<string>;
   accounts: AccountService;
+  contactChangeApprover?: ContactChangeApprover;
 }) {
   /** Opens the internal accounts a customer's currencies call for (created with the customer, and on later currency additions). */
   async function openAccounts(ctx: TxContext, row: CustomerRow): Promise<void> {
@@ -213,7 +239,7 @@ export function createCustomerService({
      * OTP credential will need the wallet's signature (202 flow); `contactChangeNeedsSignature` is
      * the seam where the wallet module plugs that in.
      */
-    async update(ctx: TxContext, customerId: string, patch: CustomerInput): Promise<CustomerView> {
+    async update(ctx: TxContext, customerId: string, patch: CustomerInput, signature?: WalletSignatureHeaders): Promise<CustomerView | WithStatus<SignedRequestChallenge>> {
       const row = await loadForUpdate(ctx.tx, ctx.platformId, customerId);
       const errors = [];
       if (patch.customerType !== row.customer_type) {
@@ -224,6 +250,13 @@ export function createCustomerService({
         errors.push({ field: 'phoneNumber', message: 'Update email and phoneNumber in separate requests' });
       }
       if (errors.length > 0) throw invalidInput(errors);
+
+      // A contact that an embedded wallet's OTP credential is tied to changes only with that wallet's
+      // signature: the approver answers a challenge (202) or accepts the signed retry.
+      if (contactChangeApprover && (patch.email !== undefined || patch.phoneNumber !== undefined)) {
+        const challenge = await contactChangeApprover(ctx, row, patch, signature);
+        if (challenge) return new WithStatus(202, challenge);
+      }
 
       const profile = { ...row.profile, ...profileOf(patch) };
       if (patch.businessInfo) profile.businessInfo = { ...((row.profile.businessInfo as object | undefined) ?? {}), ...patch.businessInfo };

@@ -106,120 +106,87 @@ export function createTransferService(deps: {
     return created;
   }
 
-  return {
-    /** POST /transfer-out: from an internal account to an external account, or to the platform's internal account. */
-    async transferOut(ctx: TxContext, request: TransferRequest): Promise<TransactionView> {
-      if (request.sourceAccountId === request.destinationAccountId) throw new AppError(400, 'SELF_PAYMENT', 'The source and destination are the same account');
-      const source = await accounts.getRow(ctx.tx, ctx.platformId, request.sourceAccountId);
-      await checkAmount(ctx, source.currency, request.amount, 'OUTGOING');
+  /**
+   * Both directions with the same shape: the internal account, and on the other side either the
+   * platform's internal account (completes at once) or an external account of the same owner
+   * (goes through the rail and settles by job).
+   */
+  async function transfer(ctx: TxContext, type: 'INCOMING' | 'OUTGOING', request: TransferRequest): Promise<TransactionView> {
+    if (request.sourceAccountId === request.destinationAccountId) throw new AppError(400, 'SELF_PAYMENT', 'The source and destination are the same account');
+    const outgoing = type === 'OUTGOING';
+    const internalId = outgoing ? request.sourceAccountId : request.destinationAccountId;
+    const otherId = outgoing ? request.destinationAccountId : request.sourceAccountId;
+    const internal = await accounts.getRow(ctx.tx, ctx.platformId, internalId);
+    await checkAmount(ctx, internal.currency, request.amount, type);
 
-      if (request.destinationAccountId.startsWith('InternalAccount:')) {
-        const destination = await accounts.getRow(ctx.tx, ctx.platformId, request.destinationAccountId);
-        if (source.purpose !== 'CUSTOMER' || destination.purpose !== 'PLATFORM') {
-          throw new AppError(400, 'INVALID_RECEIVER', "An internal destination must be the platform's own account, paid from a customer's account");
-        }
-        sameCurrency(source.currency, destination.currency);
-        return internalMove(ctx, 'OUTGOING', source, destination, request);
+    if (otherId.startsWith('InternalAccount:')) {
+      const other = await accounts.getRow(ctx.tx, ctx.platformId, otherId);
+      if (internal.purpose !== 'CUSTOMER' || other.purpose !== 'PLATFORM') {
+        throw new AppError(400, 'INVALID_RECEIVER', "The other internal account must be the platform's own, and this one a customer's");
       }
+      sameCurrency(internal.currency, other.currency);
+      return outgoing ? internalMove(ctx, type, internal, other, request) : internalMove(ctx, type, other, internal, request);
+    }
 
-      const destination = await externalAccounts.load(ctx.tx, ctx.platformId, request.destinationAccountId, source.customer_id ? 'customer' : 'platform');
-      if (destination.customer_id !== source.customer_id) {
-        throw new AppError(400, 'INVALID_RECEIVER', 'The external account must belong to the owner of the source account');
-      }
-      sameCurrency(source.currency, destination.currency);
-      const outcome = railOutcome(destination);
-      if (outcome.kind === 'refuse') throw refuse(outcome, destination.id, request.amount);
+    const external = await externalAccounts.load(ctx.tx, ctx.platformId, otherId, internal.customer_id ? 'customer' : 'platform');
+    if (external.customer_id !== internal.customer_id) {
+      throw new AppError(400, 'INVALID_RECEIVER', 'The external account must belong to the owner of the internal account');
+    }
+    sameCurrency(internal.currency, external.currency);
+    const outcome = railOutcome(external);
+    if (outcome.kind === 'refuse') throw refuse(outcome, external.id, request.amount);
 
-      const base = {
-        platformId: ctx.platformId,
-        customerId: source.customer_id,
-        type: 'OUTGOING' as const,
-        senderAccountId: source.id,
-        receiverAccountId: destination.id,
-        sent: { amount: request.amount, currency: source.currency },
-        received: { amount: request.amount, currency: destination.currency },
-        description: request.description ?? null,
-        at: ctx.now,
-      };
-      if (outcome.kind === 'reject') {
-        const rejected = await transactions.create(ctx.tx, { ...base, status: 'REJECTED', failureReason: 'COUNTERPARTY_REJECTED' });
-        await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'OUTGOING_PAYMENT.FAILED', data: rejected, at: ctx.now });
-        return rejected;
-      }
+    const base = {
+      platformId: ctx.platformId,
+      customerId: internal.customer_id,
+      type,
+      senderAccountId: outgoing ? internal.id : external.id,
+      receiverAccountId: outgoing ? external.id : internal.id,
+      sent: { amount: request.amount, currency: internal.currency },
+      received: { amount: request.amount, currency: internal.currency },
+      description: request.description ?? null,
+      at: ctx.now,
+    };
+    const prefix = outgoing ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
+    if (outcome.kind === 'reject') {
+      const rejected = await transactions.create(ctx.tx, { ...base, status: 'REJECTED', failureReason: 'COUNTERPARTY_REJECTED' });
+      await emitEvent(ctx.tx, { platformId: ctx.platformId, type: `${prefix}.FAILED`, data: rejected, at: ctx.now });
+      return rejected;
+    }
 
-      const transit = await accounts.systemAccount(ctx.tx, ctx.platformId, 'TRANSIT', source.currency, ctx.now);
-      const created = await transactions.create(ctx.tx, { ...base, status: 'PROCESSING' });
+    const created = await transactions.create(ctx.tx, { ...base, status: 'PROCESSING' });
+    await scheduleJob(ctx.tx, {
+      platformId: ctx.platformId,
+      kind: SETTLE_JOB,
+      payload: { transactionId: created.id, succeeds: outcome.succeeds },
+      runAt: new Date(ctx.now.getTime() + outcome.afterMs),
+      at: ctx.now,
+    });
+    // Money leaving is debited into transit now; money being pulled in posts nothing until it arrives.
+    if (outgoing) {
+      const transit = await accounts.systemAccount(ctx.tx, ctx.platformId, 'TRANSIT', internal.currency, ctx.now);
       await postEntry(ctx.tx, {
         platformId: ctx.platformId,
         kind: 'TRANSFER_OUT_DEBIT',
         transactionId: created.id,
         postings: [
-          { accountId: source.id, currency: source.currency, amount: -request.amount },
-          { accountId: transit, currency: source.currency, amount: request.amount },
+          { accountId: internal.id, currency: internal.currency, amount: -request.amount },
+          { accountId: transit, currency: internal.currency, amount: request.amount },
         ],
         at: ctx.now,
       });
-      await scheduleJob(ctx.tx, {
-        platformId: ctx.platformId,
-        kind: SETTLE_JOB,
-        payload: { transactionId: created.id, succeeds: outcome.succeeds },
-        runAt: new Date(ctx.now.getTime() + outcome.afterMs),
-        at: ctx.now,
-      });
       await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'OUTGOING_PAYMENT.PROCESSING', data: created, at: ctx.now });
-      await balanceUpdated(ctx, source.id);
-      return created;
-    },
+      await balanceUpdated(ctx, internal.id);
+    }
+    return created;
+  }
+
+  return {
+    /** POST /transfer-out: from an internal account to an external account, or to the platform's internal account. */
+    transferOut: (ctx: TxContext, request: TransferRequest) => transfer(ctx, 'OUTGOING', request),
 
     /** POST /transfer-in: into an internal account, pulled from an external account or from the platform's internal account. */
-    async transferIn(ctx: TxContext, request: TransferRequest): Promise<TransactionView> {
-      if (request.sourceAccountId === request.destinationAccountId) throw new AppError(400, 'SELF_PAYMENT', 'The source and destination are the same account');
-      const destination = await accounts.getRow(ctx.tx, ctx.platformId, request.destinationAccountId);
-      await checkAmount(ctx, destination.currency, request.amount, 'INCOMING');
-
-      if (request.sourceAccountId.startsWith('InternalAccount:')) {
-        const source = await accounts.getRow(ctx.tx, ctx.platformId, request.sourceAccountId);
-        if (source.purpose !== 'PLATFORM' || destination.purpose !== 'CUSTOMER') {
-          throw new AppError(400, 'INVALID_RECEIVER', "An internal source must be the platform's own account, paying a customer's account");
-        }
-        sameCurrency(source.currency, destination.currency);
-        return internalMove(ctx, 'INCOMING', source, destination, request);
-      }
-
-      const source = await externalAccounts.load(ctx.tx, ctx.platformId, request.sourceAccountId, destination.customer_id ? 'customer' : 'platform');
-      if (source.customer_id !== destination.customer_id) {
-        throw new AppError(400, 'INVALID_RECEIVER', 'The external account must belong to the owner of the destination account');
-      }
-      sameCurrency(source.currency, destination.currency);
-      const outcome = railOutcome(source);
-      if (outcome.kind === 'refuse') throw refuse(outcome, source.id, request.amount);
-      const base = {
-        platformId: ctx.platformId,
-        customerId: destination.customer_id,
-        type: 'INCOMING' as const,
-        senderAccountId: source.id,
-        receiverAccountId: destination.id,
-        sent: { amount: request.amount, currency: source.currency },
-        received: { amount: request.amount, currency: destination.currency },
-        description: request.description ?? null,
-        at: ctx.now,
-      };
-      if (outcome.kind === 'reject') {
-        const rejected = await transactions.create(ctx.tx, { ...base, status: 'REJECTED', failureReason: 'COUNTERPARTY_REJECTED' });
-        await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'INCOMING_PAYMENT.FAILED', data: rejected, at: ctx.now });
-        return rejected;
-      }
-      // Nothing is posted until the pulled funds arrive.
-      const created = await transactions.create(ctx.tx, { ...base, status: 'PROCESSING' });
-      await scheduleJob(ctx.tx, {
-        platformId: ctx.platformId,
-        kind: SETTLE_JOB,
-        payload: { transactionId: created.id, succeeds: outcome.succeeds },
-        runAt: new Date(ctx.now.getTime() + outcome.afterMs),
-        at: ctx.now,
-      });
-      return created;
-    },
+    transferIn: (ctx: TxContext, request: TransferRequest) => transfer(ctx, 'INCOMING', request),
 
     /** The settlement job: completes or fails a PROCESSING transfer, exactly once. */
     async settle(ctx: TxContext, payload: Record<string, unknown>): Promise<void> {
