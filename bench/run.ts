@@ -605,11 +605,12 @@ function percentile(sorted: number[], p: number): number {
 /**
  * Drives `move` from CONNECTIONS concurrent loops for `seconds` (after the same warm-up autocannon
  * gets), each loop taking a connection from the pool, running one transaction, and giving it back.
- * Latency is timed from asking the pool for a connection to COMMIT answered.
- *
- * Each loop yields to the event loop between transactions: PGlite answers in microtasks only, so
- * loops over PGlitePool would otherwise never let timers, I/O or signal handlers run (an HTTP
- * request gets that turn anyway, through its socket).
+ * Each loop yields to the event loop before each transaction: PGlite answers in microtasks only,
+ * so loops over PGlitePool would otherwise never let timers, I/O or signal handlers run (an HTTP
+ * request gets that turn anyway, through its socket). Latency is timed like a closed-loop client's:
+ * from the moment the loop's previous transaction ended (its next one is due at once) to COMMIT
+ * answered, so it includes the wait for its turn: for the event loop, which on PGlite is the
+ * wait for the one connection, and for a connection from the pool.
  */
 async function measureRaw(label: string, scenario: string, pool: RawPool, move: (client: RawClient) => Promise<void>): Promise<Measurement> {
   checkInterrupted();
@@ -622,6 +623,7 @@ async function measureRaw(label: string, scenario: string, pool: RawPool, move: 
     const loop = async () => {
       while (!stopping && performance.now() < deadline) {
         const started = performance.now();
+        await nextMacrotask();
         const client = await pool.connect();
         let ok = false;
         try {
@@ -635,7 +637,6 @@ async function measureRaw(label: string, scenario: string, pool: RawPool, move: 
           client.release();
         }
         if (ok) latencies?.push(performance.now() - started);
-        await nextMacrotask();
       }
     };
     await Promise.all(Array.from({ length: CONNECTIONS }, loop));
@@ -1007,7 +1008,7 @@ async function main(): Promise<void> {
     `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 8 round trips for funding and 9 for transfer-out, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` in bench/run.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
     '- Every funding also debits the platform\'s single EXTERNAL account and every transfer-out credits its single TRANSIT account, so "spread" moves still share one hot row; the raw moves do too.',
     '- During a transfer-out scenario the server\'s job runner also settles the transfers made 2 s earlier (TRANSIT to EXTERNAL, in the same database); the raw moves schedule their settlement job a year ahead, so their ceiling is the request\'s own transaction only. The bench waits for the settlement backlog to drain before measuring the next scenario.',
-    '- Ratio: req/s of the scenario divided by req/s of its ceiling. API latencies are whole milliseconds (autocannon\'s resolution); raw SQL latencies are per transaction, from asking the pool for a connection to COMMIT answered.',
+    '- Ratio: req/s of the scenario divided by req/s of its ceiling. API latencies are whole milliseconds (autocannon\'s resolution); raw SQL latencies are per transaction, timed like a closed-loop client\'s: from the end of the loop\'s previous transaction to COMMIT answered, so waiting for the connection (on PGlite, the only one) counts, as a queued HTTP request\'s does.',
     '',
     output,
     ...notes.flatMap((n) => ['', n]),

@@ -56,7 +56,8 @@ async function main(): Promise<void> {
   const address = await app.listen({ port: config.port, host: config.host });
   // Scheduled work (transfer settlement, expiries) runs in this process, driven by the clock.
   services.jobs.start();
-  banner(config, config.publicUrl || address, database.kind, credentials);
+  // With PORT=0 the bound port is only known now; an explicit PUBLIC_URL always wins.
+  banner(config, process.env.PUBLIC_URL || config.port !== 0 ? config.publicUrl : address, database.kind, credentials);
 
   let closing = false;
   const shutdown = async (signal: string) => {
