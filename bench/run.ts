@@ -412,28 +412,25 @@ type AccountRow = Selectable<LedgerAccountsTable>;
 type TransactionRow = Parameters<typeof transactionView>[0];
 
 /**
- * Raw funding, as `incoming.fund` does it: credit the account and debit the platform's EXTERNAL
- * account (row locks taken in account-id order, as postEntry does; the credited row comes back
- * with RETURNING for the balance event), the COMPLETED INCOMING transaction, the entry, its two
- * postings, and the two events (INCOMING_PAYMENT.COMPLETED, INTERNAL_ACCOUNT.BALANCE_UPDATED).
- * 8 round trips; the deferred balance trigger of the schema runs at COMMIT as in the service.
+ * Raw funding, as `incoming.fund` does it: credit the account (the row comes back with RETURNING
+ * for the balance event; the platform's EXTERNAL bookkeeping account keeps no running balance, its
+ * posting is enough), the COMPLETED INCOMING transaction, the entry with its two postings in one
+ * statement, and the two events (INCOMING_PAYMENT.COMPLETED, INTERNAL_ACCOUNT.BALANCE_UPDATED).
+ * 6 round trips with BEGIN and COMMIT; the deferred balance trigger of the schema runs at COMMIT as in the service.
  */
 const RAW_FUND_SQL = {
   credit: `UPDATE ledger_accounts SET total_minor = total_minor + $1, updated_at = $2
     WHERE id = $3 AND platform_id = $4 AND currency = $5 AND status = 'ACTIVE' AND purpose IN ('CUSTOMER', 'PLATFORM')
     RETURNING *`,
-  debitExternal: `UPDATE ledger_accounts SET total_minor = total_minor - $1, updated_at = $2
-    WHERE id = $3 AND platform_id = $4 AND currency = $5 AND status = 'ACTIVE' AND (may_go_negative OR total_minor - held_minor - $1 >= 0)
-    RETURNING id`,
 };
 
 /**
  * Raw transfer-out, as `transfers.transferOut` does it for an external destination the sandbox
  * settles: the conditional debit of the source (which also checks, in its WHERE, that the
- * destination is an undeleted external account of the same customer and currency), the credit of
- * the platform's TRANSIT account, the PROCESSING OUTGOING transaction, the entry, its two postings,
- * the settlement job, and the two events (OUTGOING_PAYMENT.PROCESSING, INTERNAL_ACCOUNT.BALANCE_UPDATED).
- * 9 round trips. Not done: reading the platform's currency limits (a constant here). The job row is
+ * destination is an undeleted external account of the same customer and currency), the PROCESSING
+ * OUTGOING transaction, the entry with its two postings (TRANSIT keeps no running balance), the
+ * settlement job, and the two events (OUTGOING_PAYMENT.PROCESSING, INTERNAL_ACCOUNT.BALANCE_UPDATED).
+ * 7 round trips with BEGIN and COMMIT. Not done: reading the platform's currency limits (a constant here). The job row is
  * scheduled a year ahead so that on PostgreSQL, where the server shares the database, its job runner
  * leaves the raw rows alone: settlement is a later move, not part of this one.
  */
@@ -444,9 +441,6 @@ const RAW_TRANSFER_OUT_SQL = {
       AND EXISTS (SELECT 1 FROM external_accounts e WHERE e.id = $6 AND e.platform_id = a.platform_id AND e.customer_id = a.customer_id
                   AND e.currency = a.currency AND e.deleted_at IS NULL)
     RETURNING a.*`,
-  creditTransit: `UPDATE ledger_accounts SET total_minor = total_minor + $1, updated_at = $2
-    WHERE id = $3 AND platform_id = $4 AND currency = $5 AND status = 'ACTIVE'
-    RETURNING id`,
   job: `INSERT INTO jobs (id, platform_id, kind, payload, run_at, status, created_at, updated_at) VALUES ($1, $2, 'transfer.settle', $3, $4, 'PENDING', $5, $5)`,
 };
 
@@ -454,8 +448,8 @@ const RAW_COMMON_SQL = {
   transaction: `INSERT INTO transactions (id, platform_id, customer_id, type, direction, status, sender_account_id, receiver_account_id,
       sent_minor, sent_currency, received_minor, received_currency, fees_minor, reference, description, failure_reason, settled_at, details, created_at, updated_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, NULL, $13, NULL, $14, '{}', $15, $15)`,
-  entry: `INSERT INTO ledger_entries (id, platform_id, kind, transaction_id, description, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-  postings: `INSERT INTO ledger_postings (id, entry_id, platform_id, account_id, currency, amount_minor, created_at)
+  entryWithPostings: `WITH entry AS (INSERT INTO ledger_entries (id, platform_id, kind, transaction_id, description, created_at) VALUES ($2, $3, $11, $12, $13, $7))
+    INSERT INTO ledger_postings (id, entry_id, platform_id, account_id, currency, amount_minor, created_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7), ($8, $2, $3, $9, $5, $10, $7)`,
   events: `INSERT INTO events (id, platform_id, type, payload, created_at) VALUES ($1, $2, $3, $4, $5), ($6, $2, $7, $8, $5)`,
 };
@@ -500,9 +494,8 @@ async function insertMoveRows(
     t.sent_minor, t.sent_currency, t.received_minor, t.received_currency, t.description, t.settled_at, move.at,
   ]);
   const entryId = newId('LedgerEntry');
-  await client.query(RAW_COMMON_SQL.entry, [entryId, book.platformId, move.kind, t.id, t.description, move.at]);
   const [[accountA, amountA], [accountB, amountB]] = move.postings as [[string, bigint], [string, bigint]];
-  await client.query(RAW_COMMON_SQL.postings, [uuidv7(), entryId, book.platformId, accountA, 'USD', amountA, move.at, uuidv7(), accountB, amountB]);
+  await client.query(RAW_COMMON_SQL.entryWithPostings, [uuidv7(), entryId, book.platformId, accountA, 'USD', amountA, move.at, uuidv7(), accountB, amountB, move.kind, t.id, t.description]);
   const [first, second] = move.events.map(([type, data]) => ({ type, ...envelope(type, data, move.at) })) as [{ type: string; id: string; json: string }, { type: string; id: string; json: string }];
   await client.query(RAW_COMMON_SQL.events, [first.id, book.platformId, first.type, first.json, move.at, second.id, second.type, second.json]);
 }
@@ -520,10 +513,6 @@ async function rawFund(client: RawClient, book: RawBook, account: MoneyAccount, 
     [account.accountId, async () => {
       credited = (await client.query(RAW_FUND_SQL.credit, [amount, at, account.accountId, book.platformId, 'USD'])).rows[0] as AccountRow | undefined;
       if (!credited) throw new Error(`raw fund: account ${account.accountId} was not credited`);
-    }],
-    [book.external, async () => {
-      const { rows } = await client.query(RAW_FUND_SQL.debitExternal, [amount, at, book.external, book.platformId, 'USD']);
-      if (rows.length !== 1) throw new Error('raw fund: the EXTERNAL account was not debited');
     }],
   ]);
   const transaction = transactionRow(
@@ -561,10 +550,6 @@ async function rawTransferOut(client: RawClient, book: RawBook, account: MoneyAc
     [account.accountId, async () => {
       debited = (await client.query(RAW_TRANSFER_OUT_SQL.debitSource, [amount, at, account.accountId, book.platformId, 'USD', account.externalAccountId])).rows[0] as AccountRow | undefined;
       if (!debited) throw new Error(`raw transfer-out: account ${account.accountId} was not debited`);
-    }],
-    [book.transit, async () => {
-      const { rows } = await client.query(RAW_TRANSFER_OUT_SQL.creditTransit, [amount, at, book.transit, book.platformId, 'USD']);
-      if (rows.length !== 1) throw new Error('raw transfer-out: the TRANSIT account was not credited');
     }],
   ]);
   const transaction = transactionRow(
@@ -1005,7 +990,7 @@ async function main(): Promise<void> {
     `${CONNECTIONS} connections; ${SECONDS} s per customer scenario and ${MONEY_SECONDS} s per money scenario, each after a ${WARMUP_SECONDS} s warm-up. The server runs as a child process (\`npx tsx packages/server/src/main.ts\`, LOG_LEVEL=warn, sandbox mode, pool of ${SERVER_POOL_SIZE} on PostgreSQL); autocannon runs in the bench process on the same machine.`,
     '',
     '- Customer scenarios are compared with the bare `GET /livez` route on the same server (HTTP, routing and serialization; no auth, no database).',
-    `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 8 round trips for funding and 9 for transfer-out, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` in bench/run.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
+    `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 6 round trips for funding and 7 for transfer-out, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` in bench/run.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
     '- Every funding also debits the platform\'s single EXTERNAL account and every transfer-out credits its single TRANSIT account, so "spread" moves still share one hot row; the raw moves do too.',
     '- During a transfer-out scenario the server\'s job runner also settles the transfers made 2 s earlier (TRANSIT to EXTERNAL, in the same database); the raw moves schedule their settlement job a year ahead, so their ceiling is the request\'s own transaction only. The bench waits for the settlement backlog to drain before measuring the next scenario.',
     '- Ratio: req/s of the scenario divided by req/s of its ceiling. API latencies are whole milliseconds (autocannon\'s resolution); raw SQL latencies are per transaction, timed like a closed-loop client\'s: from the end of the loop\'s previous transaction to COMMIT answered, so waiting for the connection (on PGlite, the only one) counts, as a queued HTTP request\'s does.',

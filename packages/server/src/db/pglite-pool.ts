@@ -32,6 +32,9 @@ export class PGlitePool {
     const previous = this.#tail;
     this.#tail = previous.then(() => held);
     await previous;
+    // PGlite answers in microtasks only; without a turn of the event loop here, a queue of
+    // transactions would run back to back and no socket would be read until it drained.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     return new PGliteClient(this.pglite, release);
   }
 

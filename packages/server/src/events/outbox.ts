@@ -37,6 +37,20 @@ export async function emitEvent<T>(
   return envelope;
 }
 
+/** Several events of one change, in one round trip and in the given order. */
+export async function emitEvents(tx: Tx, platformId: string, at: Date, events: { type: string; data: unknown }[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx
+    .insertInto('events')
+    .values(
+      events.map((event) => {
+        const envelope: EventEnvelope = { id: newId('Webhook'), type: event.type, timestamp: at.toISOString(), data: event.data };
+        return { id: envelope.id, platform_id: platformId, type: event.type, payload: toJson(envelope), created_at: at };
+      }),
+    )
+    .execute();
+}
+
 export async function listEvents(db: Executor, platformId: string, type?: string): Promise<EventEnvelope[]> {
   let query = db.selectFrom('events').select('payload').where('platform_id', '=', platformId);
   if (type) query = query.where('type', '=', type);

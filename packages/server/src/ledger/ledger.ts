@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { Executor, LedgerAccountsTable, Tx } from '../db/schema.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { v7 as uuidv7 } from 'uuid';
@@ -20,10 +21,16 @@ export interface EntryInput {
   at: Date;
 }
 
-export interface AccountBalance {
-  accountId: string;
-  totalMinor: bigint;
-  heldMinor: bigint;
+/** The row of an internal account as it stands after an entry moved it. */
+export type MovedAccount = Selectable<LedgerAccountsTable>;
+
+/**
+ * The platform's bookkeeping accounts (EXTERNAL, TRANSIT, FEES; ids `LedgerAccount:`) keep no
+ * running balance: every money move touches one of them, so a maintained balance would make its
+ * row the lock every request queues on. Their balance is the sum of their postings.
+ */
+export function keepsRunningBalance(accountId: string): boolean {
+  return !accountId.startsWith('LedgerAccount:');
 }
 
 export function insufficientFunds(accountId: string, availableMinor: bigint, neededMinor: bigint): AppError {
@@ -76,10 +83,11 @@ function netPerAccount(postings: Posting[]): Posting[] {
  * below its holds, so concurrent debits never overspend. The deferred trigger re-checks the balance
  * of the entry at commit.
  */
-export async function postEntry(tx: Tx, entry: EntryInput): Promise<{ entryId: string; balances: AccountBalance[] }> {
+export async function postEntry(tx: Tx, entry: EntryInput): Promise<{ entryId: string; accounts: MovedAccount[] }> {
   const netted = netPerAccount(entry.postings);
-  const balances: AccountBalance[] = [];
+  const moved: MovedAccount[] = [];
   for (const posting of netted) {
+    if (!keepsRunningBalance(posting.accountId)) continue;
     const row = await tx
       .updateTable('ledger_accounts')
       .set({ total_minor: sql`total_minor + ${posting.amount}`, updated_at: entry.at })
@@ -88,18 +96,20 @@ export async function postEntry(tx: Tx, entry: EntryInput): Promise<{ entryId: s
       .where('currency', '=', posting.currency)
       .where('status', '=', 'ACTIVE')
       .where(sql<boolean>`(${posting.amount}::bigint >= 0 OR may_go_negative OR total_minor - held_minor + ${posting.amount}::bigint >= 0)`)
-      .returning(['id', 'total_minor', 'held_minor'])
+      .returningAll()
       .executeTakeFirst();
     if (!row) throw await diagnose(tx, entry.platformId, posting);
-    balances.push({ accountId: row.id, totalMinor: row.total_minor, heldMinor: row.held_minor });
+    moved.push(row);
   }
 
+  // The entry and its postings in one round trip.
   const entryId = newId('LedgerEntry');
   await tx
-    .insertInto('ledger_entries')
-    .values({ id: entryId, platform_id: entry.platformId, kind: entry.kind, transaction_id: entry.transactionId ?? null, description: entry.description ?? null, created_at: entry.at })
-    .execute();
-  await tx
+    .with('entry', (db) =>
+      db
+        .insertInto('ledger_entries')
+        .values({ id: entryId, platform_id: entry.platformId, kind: entry.kind, transaction_id: entry.transactionId ?? null, description: entry.description ?? null, created_at: entry.at }),
+    )
     .insertInto('ledger_postings')
     .values(
       entry.postings.map((p) => ({
@@ -113,7 +123,7 @@ export async function postEntry(tx: Tx, entry: EntryInput): Promise<{ entryId: s
       })),
     )
     .execute();
-  return { entryId, balances };
+  return { entryId, accounts: moved };
 }
 
 /** Reserves funds on an account so they stay in totalBalance but leave the available balance. */
@@ -180,8 +190,16 @@ export async function reconcile(db: Executor): Promise<LedgerViolation[]> {
   const drift = await sql<{ id: string; total_minor: bigint; posted: bigint }>`
     SELECT a.id, a.total_minor, coalesce(sum(p.amount_minor), 0) AS posted
     FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.account_id = a.id
+    WHERE a.id NOT LIKE 'LedgerAccount:%'
     GROUP BY a.id, a.total_minor HAVING a.total_minor <> coalesce(sum(p.amount_minor), 0)`.execute(db);
   for (const r of drift.rows) violations.push({ check: 'balance equals postings', detail: `${r.id} has ${r.total_minor}, postings sum to ${r.posted}` });
+
+  const bookkeeping = await sql<{ id: string; posted: bigint }>`
+    SELECT a.id, coalesce(sum(p.amount_minor), 0) AS posted
+    FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.account_id = a.id
+    WHERE a.id LIKE 'LedgerAccount:%' AND NOT a.may_go_negative
+    GROUP BY a.id HAVING coalesce(sum(p.amount_minor), 0) < 0`.execute(db);
+  for (const r of bookkeeping.rows) violations.push({ check: 'never negative', detail: `${r.id} postings sum to ${r.posted}` });
 
   const holds = await sql<{ id: string; held_minor: bigint; active: bigint }>`
     SELECT a.id, a.held_minor, coalesce(sum(h.amount_minor) FILTER (WHERE h.status = 'ACTIVE'), 0) AS active

@@ -68,6 +68,9 @@ export function internalAccountView(row: AccountRow): InternalAccountView {
 export type AccountService = ReturnType<typeof createAccountService>;
 
 export function createAccountService({ db }: { db: Db }) {
+  // Bookkeeping account ids never change once committed; remembering them saves two queries per move.
+  const systemAccountIds = new Map<string, string>();
+
   async function insertInternal(
     executor: Executor,
     input: { platformId: string; customerId: string | null; currency: string; holderName: string; at: Date },
@@ -121,7 +124,10 @@ export function createAccountService({ db }: { db: Db }) {
      * way out, FEES for fees earned. Created on first use.
      */
     async systemAccount(tx: Tx, platformId: string, purpose: Exclude<LedgerPurpose, 'CUSTOMER' | 'PLATFORM'>, currency: string, at: Date): Promise<string> {
-      await tx
+      const cacheKey = `${platformId}|${purpose}|${currency}`;
+      const known = systemAccountIds.get(cacheKey);
+      if (known) return known;
+      const created = await tx
         .insertInto('ledger_accounts')
         .values({
           id: newId('LedgerAccount'),
@@ -135,7 +141,10 @@ export function createAccountService({ db }: { db: Db }) {
           updated_at: at,
         })
         .onConflict((oc) => oc.doNothing())
-        .execute();
+        .returning('id')
+        .executeTakeFirst();
+      // Created in this transaction: not cached, since the transaction may still roll back.
+      if (created) return created.id;
       const row = await tx
         .selectFrom('ledger_accounts')
         .select('id')
@@ -144,6 +153,7 @@ export function createAccountService({ db }: { db: Db }) {
         .where('currency', '=', currency)
         .where('customer_id', 'is', null)
         .executeTakeFirstOrThrow();
+      systemAccountIds.set(cacheKey, row.id);
       return row.id;
     },
 

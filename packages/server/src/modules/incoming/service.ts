@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { LedgerAccountsTable } from '../../db/schema.js';
-import { emitEvent } from '../../events/outbox.js';
+import { emitEvents } from '../../events/outbox.js';
 import type { TxContext } from '../../http/idempotency.js';
 import { postEntry } from '../../ledger/ledger.js';
 import { AppError, notFound } from '../../lib/errors.js';
@@ -34,7 +34,7 @@ export function createIncomingPaymentService({ accounts, transactions }: { accou
       settledAt: ctx.now,
       at: ctx.now,
     });
-    await postEntry(ctx.tx, {
+    const { accounts: moved } = await postEntry(ctx.tx, {
       platformId: ctx.platformId,
       kind: 'INCOMING_PAYMENT',
       transactionId: transaction.id,
@@ -45,9 +45,11 @@ export function createIncomingPaymentService({ accounts, transactions }: { accou
       ],
       at: ctx.now,
     });
-    const updated = internalAccountView(await accounts.getRow(ctx.tx, ctx.platformId, account.id));
-    await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'INCOMING_PAYMENT.COMPLETED', data: transaction, at: ctx.now });
-    await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: updated, at: ctx.now });
+    const updated = internalAccountView(moved.find((row) => row.id === account.id)!);
+    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [
+      { type: 'INCOMING_PAYMENT.COMPLETED', data: transaction },
+      { type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: updated },
+    ]);
     return { transaction, account: updated };
   }
 

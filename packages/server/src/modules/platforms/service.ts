@@ -44,7 +44,22 @@ function configView(row: Selectable<PlatformsTable>): PlatformConfigView {
 
 export type PlatformService = ReturnType<typeof createPlatformService>;
 
+const CONFIG_CACHE_MS = 1000;
+
 export function createPlatformService({ db, clock, accounts }: { db: Db; clock: Clock; accounts: AccountService }) {
+  // Money moves read the currency limits on every request; a change made here is seen at once, one
+  // made by another process within CONFIG_CACHE_MS.
+  const configs = new Map<string, { config: Record<string, unknown>; readAt: number }>();
+
+  async function configOf(executor: Executor, platformId: string): Promise<Record<string, unknown>> {
+    const cached = configs.get(platformId);
+    if (cached && Date.now() - cached.readAt < CONFIG_CACHE_MS) return cached.config;
+    const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
+    const config = row?.config ?? {};
+    configs.set(platformId, { config, readAt: Date.now() });
+    return config;
+  }
+
   return {
     async create(executor: Executor, input: { name: string; now: Date }): Promise<{ id: string; name: string }> {
       const id = newId('Platform');
@@ -90,13 +105,14 @@ export function createPlatformService({ db, clock, accounts }: { db: Db; clock: 
         .where('id', '=', ctx.platformId)
         .returningAll()
         .executeTakeFirstOrThrow();
+      configs.delete(ctx.platformId);
       return configView(updated);
     },
 
     /** The platform's limits for a currency, or undefined when it has not enabled that currency. */
     async currencyLimits(executor: Executor, platformId: string, currency: string): Promise<{ minAmount: number; maxAmount: number; enabledTransactionTypes: string[] } | undefined> {
-      const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
-      const list = (row?.config.supportedCurrencies ?? []) as { currencyCode: string; minAmount: number; maxAmount: number; enabledTransactionTypes: string[] }[];
+      const config = await configOf(executor, platformId);
+      const list = (config.supportedCurrencies ?? []) as { currencyCode: string; minAmount: number; maxAmount: number; enabledTransactionTypes: string[] }[];
       return list.find((c) => c.currencyCode === currency);
     },
 

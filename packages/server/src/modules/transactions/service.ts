@@ -112,7 +112,7 @@ export function createTransactionService({ db }: { db: Db }) {
 
     async create(tx: Tx, input: NewTransaction): Promise<TransactionView> {
       const id = newId('Transaction');
-      await tx
+      const row = await tx
         .insertInto('transactions')
         .values({
           id,
@@ -136,8 +136,10 @@ export function createTransactionService({ db }: { db: Db }) {
           created_at: input.at,
           updated_at: input.at,
         })
-        .execute();
-      return load(tx, input.platformId, id);
+        .returningAll()
+        .returning((eb) => eb.selectFrom('customers').select('platform_customer_id').whereRef('customers.id', '=', 'transactions.customer_id').as('platform_customer_id'))
+        .executeTakeFirstOrThrow();
+      return transactionView(row);
     },
 
     /** Moves a transaction to a final or new status; returns the updated view. */

@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { LedgerAccountsTable, ExternalAccountsTable } from '../../db/schema.js';
-import { emitEvent } from '../../events/outbox.js';
+import { emitEvents } from '../../events/outbox.js';
 import type { TxContext } from '../../http/idempotency.js';
 import { scheduleJob, type JobRunner } from '../../jobs/jobs.js';
-import { postEntry, insufficientFunds } from '../../ledger/ledger.js';
+import { postEntry, insufficientFunds, type MovedAccount } from '../../ledger/ledger.js';
 import { AppError } from '../../lib/errors.js';
 import { sandboxTransferOutcome, type SandboxTransferOutcome } from '../../sandbox/transfer-outcomes.js';
 import { internalAccountView, type AccountService } from '../accounts/service.js';
@@ -69,9 +69,9 @@ export function createTransferService(deps: {
     return new AppError(400, 'INVALID_BANK_ACCOUNT', 'The external account is closed', { accountId });
   }
 
-  async function balanceUpdated(ctx: TxContext, accountId: string): Promise<void> {
-    const view = internalAccountView(await accounts.getRow(ctx.tx, ctx.platformId, accountId));
-    await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: view, at: ctx.now });
+  /** A BALANCE_UPDATED event for every internal account an entry moved, from the rows it returned. */
+  function balanceEvents(moved: MovedAccount[]): { type: string; data: unknown }[] {
+    return moved.map((row) => ({ type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: internalAccountView(row) }));
   }
 
   /** Customer <-> platform internal accounts: one entry, complete at once. */
@@ -90,7 +90,7 @@ export function createTransferService(deps: {
       settledAt: ctx.now,
       at: ctx.now,
     });
-    await postEntry(ctx.tx, {
+    const { accounts: moved } = await postEntry(ctx.tx, {
       platformId: ctx.platformId,
       kind: `TRANSFER_${type}`,
       transactionId: created.id,
@@ -100,9 +100,7 @@ export function createTransferService(deps: {
       ],
       at: ctx.now,
     });
-    await emitEvent(ctx.tx, { platformId: ctx.platformId, type: `${type}_PAYMENT.COMPLETED`, data: created, at: ctx.now });
-    await balanceUpdated(ctx, from.id);
-    await balanceUpdated(ctx, to.id);
+    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: `${type}_PAYMENT.COMPLETED`, data: created }, ...balanceEvents(moved)]);
     return created;
   }
 
@@ -150,7 +148,7 @@ export function createTransferService(deps: {
     const prefix = outgoing ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
     if (outcome.kind === 'reject') {
       const rejected = await transactions.create(ctx.tx, { ...base, status: 'REJECTED', failureReason: 'COUNTERPARTY_REJECTED' });
-      await emitEvent(ctx.tx, { platformId: ctx.platformId, type: `${prefix}.FAILED`, data: rejected, at: ctx.now });
+      await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: `${prefix}.FAILED`, data: rejected }]);
       return rejected;
     }
 
@@ -165,7 +163,7 @@ export function createTransferService(deps: {
     // Money leaving is debited into transit now; money being pulled in posts nothing until it arrives.
     if (outgoing) {
       const transit = await accounts.systemAccount(ctx.tx, ctx.platformId, 'TRANSIT', internal.currency, ctx.now);
-      await postEntry(ctx.tx, {
+      const { accounts: moved } = await postEntry(ctx.tx, {
         platformId: ctx.platformId,
         kind: 'TRANSFER_OUT_DEBIT',
         transactionId: created.id,
@@ -175,8 +173,7 @@ export function createTransferService(deps: {
         ],
         at: ctx.now,
       });
-      await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'OUTGOING_PAYMENT.PROCESSING', data: created, at: ctx.now });
-      await balanceUpdated(ctx, internal.id);
+      await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'OUTGOING_PAYMENT.PROCESSING', data: created }, ...balanceEvents(moved)]);
     }
     return created;
   }
@@ -198,10 +195,11 @@ export function createTransferService(deps: {
       const succeeds = payload.succeeds === true;
       const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
 
+      let moved: MovedAccount[] = [];
       if (row.type === 'OUTGOING') {
         const transit = await accounts.systemAccount(ctx.tx, ctx.platformId, 'TRANSIT', currency, ctx.now);
         const to = succeeds ? await accounts.systemAccount(ctx.tx, ctx.platformId, 'EXTERNAL', currency, ctx.now) : row.sender_account_id!;
-        await postEntry(ctx.tx, {
+        ({ accounts: moved } = await postEntry(ctx.tx, {
           platformId: ctx.platformId,
           kind: succeeds ? 'TRANSFER_OUT_SETTLED' : 'TRANSFER_OUT_REFUND',
           transactionId,
@@ -210,10 +208,10 @@ export function createTransferService(deps: {
             { accountId: to, currency, amount },
           ],
           at: ctx.now,
-        });
+        }));
       } else if (succeeds) {
         const external = await accounts.systemAccount(ctx.tx, ctx.platformId, 'EXTERNAL', currency, ctx.now);
-        await postEntry(ctx.tx, {
+        ({ accounts: moved } = await postEntry(ctx.tx, {
           platformId: ctx.platformId,
           kind: 'TRANSFER_IN_SETTLED',
           transactionId,
@@ -222,14 +220,12 @@ export function createTransferService(deps: {
             { accountId: row.receiver_account_id!, currency, amount },
           ],
           at: ctx.now,
-        });
+        }));
       }
       const view = await transactions.setStatus(ctx.tx, ctx.platformId, transactionId, succeeds
         ? { status: 'COMPLETED', at: ctx.now, settled: true }
         : { status: 'FAILED', at: ctx.now, failureReason: row.type === 'OUTGOING' ? 'SETTLEMENT_FAILED' : 'COUNTERPARTY_POST_TX_FAILED' });
-      await emitEvent(ctx.tx, { platformId: ctx.platformId, type: `${prefix}.${succeeds ? 'COMPLETED' : 'FAILED'}`, data: view, at: ctx.now });
-      const touched = row.type === 'OUTGOING' ? (succeeds ? undefined : row.sender_account_id) : succeeds ? row.receiver_account_id : undefined;
-      if (touched) await balanceUpdated(ctx, touched);
+      await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: `${prefix}.${succeeds ? 'COMPLETED' : 'FAILED'}`, data: view }, ...balanceEvents(moved)]);
     },
 
     registerJobs(): void {
