@@ -451,7 +451,7 @@ const RAW_COMMON_SQL = {
   entryWithPostings: `WITH entry AS (INSERT INTO ledger_entries (id, platform_id, kind, transaction_id, description, created_at) VALUES ($2, $3, $11, $12, $13, $7))
     INSERT INTO ledger_postings (id, entry_id, platform_id, account_id, currency, amount_minor, created_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7), ($8, $2, $3, $9, $5, $10, $7)`,
-  events: `INSERT INTO events (id, platform_id, type, payload, created_at) VALUES ($1, $2, $3, $4, $5), ($6, $2, $7, $8, $5)`,
+  events: `INSERT INTO events (id, platform_id, type, payload, body, next_attempt_at, created_at) VALUES ($1, $2, $3, $4::text::jsonb, $4::text, $5, $5), ($6, $2, $7, $8::text::jsonb, $8::text, $5, $5)`,
 };
 
 function envelope(type: string, data: unknown, at: Date): { id: string; json: string } {

@@ -147,6 +147,7 @@ export const VALID_BODIES: Record<string, BodyFixture> = {
   'POST /customers/external-accounts': (id) => ({ customerId: id('Customer'), currency: 'USD', accountInfo: usBankAccount() }),
   'POST /platform/external-accounts': () => ({ currency: 'USD', accountInfo: usBankAccount() }),
   'POST /transfer-out': (id) => ({ source: { accountId: id('InternalAccount') }, destination: { accountId: id('ExternalAccount') }, amount: 100, description: 'Fixture payout' }),
+  'POST /webhooks/signing-keys/rotate': { overlapSeconds: 3600 },
   'POST /transfer-in': (id) => ({ source: { accountId: id('ExternalAccount') }, destination: { accountId: id('InternalAccount') }, amount: 100 }),
 };
 
@@ -202,6 +203,10 @@ export async function createOneOfEach(t: TestApp, platform: TestPlatform, label:
   ids.set('ExternalAccount', external.body.id as string);
   const platformExternal = await create('registering a platform external account', 'POST', '/platform/external-accounts', { currency: 'USD', accountInfo: usBankAccount() });
   ids.set(idKey('ExternalAccount', '/platform/external-accounts'), platformExternal.body.id as string);
+  const events = await create('listing webhook events', 'GET', '/webhooks/events?limit=1');
+  const eventId = events.body.data[0]?.id as string | undefined;
+  if (!eventId) throw new Error(`creating resources recorded no event: ${events.text}`);
+  ids.set('Webhook', eventId);
   return ids;
 }
 

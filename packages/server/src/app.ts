@@ -35,6 +35,10 @@ import { registerExternalAccountRoutes } from './modules/external-accounts/route
 import { createTransferService } from './modules/transfers/service.js';
 import { registerTransferRoutes } from './modules/transfers/routes.js';
 import { createJobRunner } from './jobs/jobs.js';
+import { createSigningKeys } from './events/signing-keys.js';
+import { createWebhookDeliverer } from './events/delivery.js';
+import { registerWebhookRoutes, registerSandboxWebhookRoutes } from './modules/webhooks/routes.js';
+import { createWebhookService } from './modules/webhooks/service.js';
 
 export interface AppDeps {
   config: Config;
@@ -53,7 +57,9 @@ export function createServices({ config, db, clock: givenClock, encryptionKey }:
   const accounts = createAccountService({ db });
   const transactions = createTransactionService({ db });
   const incoming = createIncomingPaymentService({ accounts, transactions });
-  const platforms = createPlatformService({ db, clock, accounts });
+  const sealer = createSealer(encryptionKey ?? randomBytes(32));
+  const signingKeys = createSigningKeys({ db, sealer });
+  const platforms = createPlatformService({ db, clock, accounts, signingKeys, mode: config.mode });
   const customers = createCustomerService({ db, sandbox, umaDomain: platforms.umaDomain, accounts });
   const externalAccounts = createExternalAccountService({ db, customers });
   const kyc = createKycService({
@@ -64,12 +70,13 @@ export function createServices({ config, db, clock: givenClock, encryptionKey }:
     publicUrl: config.publicUrl,
     linkTtlSeconds: config.kycLinkTtlSeconds,
   });
-  const sealer = createSealer(encryptionKey ?? randomBytes(32));
   const idempotent = createIdempotency({ db, clock, sealer });
+  const webhookEvents = createWebhookService({ db, signingKeys });
+  const webhooks = createWebhookDeliverer({ db, clock, keys: signingKeys, mode: config.mode, webhookEndpoint: platforms.webhookEndpoint, timeoutMs: config.webhookTimeoutMs, leaseMs: config.webhookLeaseMs });
   const jobs = createJobRunner({ db, clock });
   const transfers = createTransferService({ accounts, externalAccounts, transactions, platforms, jobs, sandbox });
   transfers.registerJobs();
-  return { sandbox, clock, tokens, platforms, customers, kyc, accounts, externalAccounts, transactions, incoming, transfers, jobs, idempotent };
+  return { sandbox, clock, tokens, platforms, customers, kyc, accounts, externalAccounts, transactions, incoming, transfers, jobs, webhooks, webhookEvents, signingKeys, idempotent };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -106,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
 
   app.setValidatorCompiler(validatorCompiler);
   services.jobs.useLogger(app.log);
+  services.webhooks.useLogger(app.log);
   app.addHook('onRoute', function recordRoute(route) {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const config = (route.config ?? {}) as { permission?: string; public?: boolean };
@@ -163,10 +171,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     registerTransactionRoutes(api, { transactions: services.transactions });
     registerExternalAccountRoutes(api, { externalAccounts: services.externalAccounts, idempotent });
     registerTransferRoutes(api, { transfers: services.transfers, idempotent });
+    registerWebhookRoutes(api, { webhooks: services.webhookEvents, idempotent });
     if (services.sandbox) {
       registerSandboxClockRoutes(api, { platforms: services.platforms, idempotent });
       registerSandboxKycRoutes(api, { kyc: services.kyc, idempotent });
       registerSandboxFundingRoutes(api, { incoming: services.incoming, idempotent });
+      registerSandboxWebhookRoutes(api, { deliverer: services.webhooks });
     }
   }, { prefix: API_PREFIX });
 

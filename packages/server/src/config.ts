@@ -19,6 +19,10 @@ export interface Config {
   kycLinkTtlSeconds: number;
   /** How long a cached credential check may be trusted before the database is asked again. */
   authCacheTtlMs: number;
+  /** How long a webhook endpoint has to answer before the attempt counts as failed. */
+  webhookTimeoutMs: number;
+  /** How long a worker holds a claimed delivery before another may retry it (crash recovery). */
+  webhookLeaseMs: number;
 }
 
 export const API_VERSION = '2025-10-13';
@@ -60,7 +64,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: intSetting(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     kycLinkTtlSeconds: intSetting(env, 'KYC_LINK_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
     authCacheTtlMs: intSetting(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 600_000),
+    webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookLeaseMs: intSetting(env, 'WEBHOOK_LEASE_MS', 60_000, 200, 3_600_000),
   };
+  if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
+    throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (a lease must outlive the attempt it covers)');
+  }
   if ((config.apiTokenId === undefined) !== (config.apiClientSecret === undefined)) {
     throw new ConfigError('API_TOKEN_ID and API_CLIENT_SECRET must be set together');
   }

@@ -56,6 +56,8 @@ async function main(): Promise<void> {
   const address = await app.listen({ port: config.port, host: config.host });
   // Scheduled work (transfer settlement, expiries) runs in this process, driven by the clock.
   services.jobs.start();
+  // Sandbox delivers webhooks in this process; production runs `npm run worker` (any number of them).
+  if (config.mode === 'sandbox' || process.env.MONETA_DELIVER_WEBHOOKS === 'true') services.webhooks.start();
   // With PORT=0 the bound port is only known now; an explicit PUBLIC_URL always wins.
   banner(config, process.env.PUBLIC_URL || config.port !== 0 ? config.publicUrl : address, database.kind, credentials);
 
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await services.jobs.stop();
+      await services.webhooks.stop();
       await database.close();
       process.exit(0);
     } catch (error) {

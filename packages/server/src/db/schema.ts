@@ -61,12 +61,45 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
+
 export interface EventsTable {
   id: string;
   platform_id: string;
   type: string;
   payload: Json<Record<string, unknown>>;
+  /** The exact JSON text delivered (and signed). */
+  body: string;
+  delivery_status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  delivered_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  event_id: string;
+  platform_id: string;
+  attempt: number;
+  url: string;
+  started_at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  next_attempt_at: Date | null;
+}
+
+export interface WebhookSigningKeysTable {
+  id: string;
+  platform_id: string;
+  public_key_pem: string;
+  private_key_sealed: string;
+  status: 'ACTIVE' | 'RETIRING' | 'RETIRED';
+  created_at: Timestamp;
+  retires_at: Date | null;
 }
 
 export type LedgerPurpose = 'CUSTOMER' | 'PLATFORM' | 'EXTERNAL' | 'TRANSIT' | 'FEES';
@@ -180,6 +213,8 @@ export interface ExternalAccountsTable {
 }
 
 export interface Database {
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_signing_keys: WebhookSigningKeysTable;
   external_accounts: ExternalAccountsTable;
   jobs: JobsTable;
   transactions: TransactionsTable;

@@ -24,15 +24,10 @@ export async function emitEvent<T>(
     timestamp: event.at.toISOString(),
     data: event.data,
   };
+  const body = toJson(envelope);
   await tx
     .insertInto('events')
-    .values({
-      id: envelope.id,
-      platform_id: event.platformId,
-      type: event.type,
-      payload: toJson(envelope),
-      created_at: event.at,
-    })
+    .values({ id: envelope.id, platform_id: event.platformId, type: event.type, payload: body, body, next_attempt_at: event.at, created_at: event.at })
     .execute();
   return envelope;
 }
@@ -45,7 +40,8 @@ export async function emitEvents(tx: Tx, platformId: string, at: Date, events: {
     .values(
       events.map((event) => {
         const envelope: EventEnvelope = { id: newId('Webhook'), type: event.type, timestamp: at.toISOString(), data: event.data };
-        return { id: envelope.id, platform_id: platformId, type: event.type, payload: toJson(envelope), created_at: at };
+        const body = toJson(envelope);
+        return { id: envelope.id, platform_id: platformId, type: event.type, payload: body, body, next_attempt_at: at, created_at: at };
       }),
     )
     .execute();

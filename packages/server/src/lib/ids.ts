@@ -19,7 +19,9 @@ export type IdPrefix =
   | 'LedgerEntry'
   | 'LedgerAccount'
   | 'Hold'
-  | 'Job';
+  | 'Job'
+  | 'WebhookAttempt'
+  | 'WebhookKey';
 
 declare const brand: unique symbol;
 export type Id<P extends IdPrefix> = `${P}:${string}` & { readonly [brand]: P };

@@ -54,6 +54,19 @@ export const PlatformConfig = Type.Object({
   embeddedWalletConfig: Type.Optional(EmbeddedWalletConfig),
   cardTokenization2faConfig: Type.Optional(LooseObject),
   feeConfigs: Type.Array(FeeConfig),
+  webhookSigningPublicKey: Type.Optional(Type.String({ description: 'PEM (SPKI) of the P-256 key that signs webhooks (X-Service-Signature)' })),
+  webhookSigningKeys: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String(),
+        publicKey: Type.String(),
+        status: Type.String({ enum: ['ACTIVE', 'RETIRING'] }),
+        createdAt: Timestamp,
+        retiresAt: Type.Optional(Timestamp),
+      }),
+      { description: 'Keys to accept now: the active one and any being rotated out' },
+    ),
+  ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -61,7 +74,7 @@ export const PlatformConfig = Type.Object({
 export const PlatformConfigUpdateRequest = Type.Object(
   {
     umaDomain: Type.Optional(Type.String({ format: 'hostname', maxLength: 253 })),
-    webhookEndpoint: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })),
+    webhookEndpoint: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'https in production; sandbox also allows http and localhost' })),
     supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfig, { maxItems: 50 })),
     embeddedWalletConfig: Type.Optional(EmbeddedWalletConfig),
     cardTokenization2faConfig: Type.Optional(LooseObject),

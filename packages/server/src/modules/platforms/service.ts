@@ -8,6 +8,9 @@ import { CURRENCY_CODES } from '../../lib/currencies.js';
 import { invalidInput, notFound, type FieldError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountService } from '../accounts/service.js';
+import { emitEvent } from '../../events/outbox.js';
+import type { PublicSigningKey, SigningKeys } from '../../events/signing-keys.js';
+import { checkWebhookUrlSyntax, resolveDeliveryAddress } from '../../events/endpoint-guard.js';
 
 export type PlatformConfigView = Static<typeof PlatformConfig>;
 export type ConfigPatch = Static<typeof PlatformConfigUpdateRequest>;
@@ -29,6 +32,11 @@ function defaultConfig(): Record<string, unknown> {
   };
 }
 
+function withKeys(view: PlatformConfigView, keys: PublicSigningKey[]): PlatformConfigView {
+  const active = keys.find((k) => k.status === 'ACTIVE');
+  return { ...view, ...(active ? { webhookSigningPublicKey: active.publicKey } : {}), webhookSigningKeys: keys };
+}
+
 function configView(row: Selectable<PlatformsTable>): PlatformConfigView {
   const config = row.config as Partial<PlatformConfigView>;
   return {
@@ -46,7 +54,19 @@ export type PlatformService = ReturnType<typeof createPlatformService>;
 
 const CONFIG_CACHE_MS = 1000;
 
-export function createPlatformService({ db, clock, accounts }: { db: Db; clock: Clock; accounts: AccountService }) {
+export function createPlatformService({
+  db,
+  clock,
+  accounts,
+  signingKeys,
+  mode,
+}: {
+  db: Db;
+  clock: Clock;
+  accounts: AccountService;
+  signingKeys: SigningKeys;
+  mode: 'sandbox' | 'production';
+}) {
   // Money moves read the currency limits on every request; a change made here is seen at once, one
   // made by another process within CONFIG_CACHE_MS.
   const configs = new Map<string, { config: Record<string, unknown>; readAt: number }>();
@@ -68,6 +88,7 @@ export function createPlatformService({ db, clock, accounts }: { db: Db; clock: 
         .values({ id, name: input.name, config: JSON.stringify(defaultConfig()), created_at: input.now, updated_at: input.now })
         .execute();
       await accounts.ensurePlatformAccounts(executor, id, input.name, input.now);
+      await signingKeys.ensure(executor, id, input.now);
       return { id, name: input.name };
     },
 
@@ -79,7 +100,14 @@ export function createPlatformService({ db, clock, accounts }: { db: Db; clock: 
     async getConfig(platformId: string): Promise<PlatformConfigView> {
       const row = await db.selectFrom('platforms').selectAll().where('id', '=', platformId).executeTakeFirst();
       if (!row) throw notFound('NOT_FOUND', 'Platform');
-      return configView(row);
+      await signingKeys.ensure(db, platformId, new Date());
+      return withKeys(configView(row), await signingKeys.publicKeys(db, platformId));
+    },
+
+    /** Where this platform's webhooks go, if it set an endpoint. */
+    async webhookEndpoint(platformId: string): Promise<string | undefined> {
+      const endpoint = (await configOf(db, platformId)).webhookEndpoint;
+      return typeof endpoint === 'string' && endpoint !== '' ? endpoint : undefined;
     },
 
     /** Sent fields replace stored ones (arrays whole). */
@@ -95,6 +123,11 @@ export function createPlatformService({ db, clock, accounts }: { db: Db; clock: 
         if (seen.has(c.currencyCode)) errors.push({ field: `supportedCurrencies.${i}.currencyCode`, message: `${c.currencyCode} is listed twice` });
         seen.add(c.currencyCode);
       });
+      if (patch.webhookEndpoint !== undefined) {
+        const syntax = checkWebhookUrlSyntax(patch.webhookEndpoint, mode);
+        const resolved = syntax.ok && mode === 'production' ? await resolveDeliveryAddress(syntax.url, mode) : syntax;
+        if (!resolved.ok) errors.push({ field: 'webhookEndpoint', constraint: { format: 'uri' }, message: resolved.reason });
+      }
       if (errors.length > 0) throw invalidInput(errors);
 
       const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forUpdate().executeTakeFirstOrThrow();
@@ -106,7 +139,11 @@ export function createPlatformService({ db, clock, accounts }: { db: Db; clock: 
         .returningAll()
         .executeTakeFirstOrThrow();
       configs.delete(ctx.platformId);
-      return configView(updated);
+      // A new endpoint is greeted with a TEST event (delivered once, never retried).
+      if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== row.config.webhookEndpoint) {
+        await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'TEST', data: {}, at: ctx.now });
+      }
+      return withKeys(configView(updated), await signingKeys.publicKeys(ctx.tx, ctx.platformId));
     },
 
     /** The platform's limits for a currency, or undefined when it has not enabled that currency. */

@@ -1,0 +1,249 @@
+import { sql, type Selectable } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import { Agent } from 'undici';
+import type { Db, EventsTable } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { signBody, type SigningKeys } from './signing-keys.js';
+import { checkWebhookUrlSyntax, pinnedLookup, resolveDeliveryAddress } from './endpoint-guard.js';
+
+type EventRow = Selectable<EventsTable>;
+
+export const RETRY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+export const MAX_RETRY_GAP_MS = 30 * 60 * 1000;
+const FIRST_RETRY_MS = 10_000;
+const EXCERPT_CHARS = 1000;
+
+/** Backoff after the n-th failed attempt: 10 s doubling, with ±20 % jitter, never over 30 min. */
+export function retryDelayMs(failedAttempts: number, random: () => number = Math.random): number {
+  const base = FIRST_RETRY_MS * 2 ** Math.min(failedAttempts - 1, 20);
+  return Math.min(MAX_RETRY_GAP_MS, Math.round(base * (0.8 + 0.4 * random())));
+}
+
+/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, nowMs: number): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+export interface AttemptResult {
+  url: string;
+  statusCode: number | null;
+  error: string | null;
+  excerpt: string | null;
+  retryAfter: string | null;
+  durationMs: number;
+}
+
+export type WebhookDeliverer = ReturnType<typeof createWebhookDeliverer>;
+
+/**
+ * Delivers the outbox. A batch of due events is leased (FOR UPDATE SKIP LOCKED, then a lease time
+ * written and committed), sent without holding any database connection, and the outcome recorded.
+ * Two workers never send one attempt at once; a crash between sending and recording lets the lease
+ * lapse and the event is sent again: at least once, never lost.
+ */
+export function createWebhookDeliverer(deps: {
+  db: Db;
+  clock: Clock;
+  keys: SigningKeys;
+  mode: 'sandbox' | 'production';
+  webhookEndpoint: (platformId: string) => Promise<string | undefined>;
+  timeoutMs?: number;
+  leaseMs?: number;
+  batchSize?: number;
+}) {
+  const { db, clock, keys } = deps;
+  const timeoutMs = deps.timeoutMs ?? 10_000;
+  const leaseMs = deps.leaseMs ?? timeoutMs + 20_000;
+  const batchSize = deps.batchSize ?? 16;
+  let log: FastifyBaseLogger | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+
+  async function claim(): Promise<EventRow[]> {
+    const realNow = clock.realNow();
+    const leaseUntil = new Date(realNow.getTime() + leaseMs);
+    const rows = await sql<EventRow>`
+      UPDATE events SET lease_until = ${leaseUntil}, attempts = attempts + 1
+      WHERE id IN (
+        SELECT e.id FROM events e JOIN platforms p ON p.id = e.platform_id
+        WHERE e.delivery_status = 'PENDING'
+          AND e.next_attempt_at <= ${realNow}::timestamptz + p.clock_offset_ms * interval '1 millisecond'
+          AND (e.lease_until IS NULL OR e.lease_until < ${realNow})
+        ORDER BY e.next_attempt_at, e.id
+        LIMIT ${batchSize}
+        FOR UPDATE OF e SKIP LOCKED)
+      RETURNING *`.execute(db);
+    return rows.rows;
+  }
+
+  /** One HTTP attempt; never throws. */
+  async function post(platformId: string, url: string, body: string, eventId: string): Promise<AttemptResult> {
+    const started = Date.now();
+    const result = (partial: Omit<AttemptResult, 'url' | 'durationMs'>): AttemptResult => ({ url, durationMs: Date.now() - started, ...partial });
+    const syntax = checkWebhookUrlSyntax(url, deps.mode);
+    if (!syntax.ok) return result({ statusCode: null, error: `endpoint refused: ${syntax.reason}`, excerpt: null, retryAfter: null });
+    let dispatcher: Agent | undefined;
+    try {
+      if (deps.mode === 'production') {
+        // Resolve once, refuse private addresses, and connect to exactly the address checked.
+        const resolved = await resolveDeliveryAddress(syntax.url, deps.mode);
+        if (!resolved.ok) return result({ statusCode: null, error: `endpoint refused: ${resolved.reason}`, excerpt: null, retryAfter: null });
+        dispatcher = new Agent({ connect: { lookup: pinnedLookup(resolved.address, resolved.family) } });
+      }
+      const signing = await keys.forSigning(platformId);
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': 'Moneta-Webhooks/2025-10-13',
+        'x-service-signature': signBody(body, signing.active.privateKey),
+        'x-service-signature-key-id': signing.active.id,
+        'webhook-id': eventId,
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      };
+      if (signing.previous) headers['x-service-signature-previous'] = signBody(body, signing.previous.privateKey);
+      const response = await fetch(url, {
+        method: 'POST',
+        body,
+        headers,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(dispatcher ? { dispatcher } : {}),
+      } as RequestInit);
+      const text = await response.text().catch(() => '');
+      return result({ statusCode: response.status, error: null, excerpt: text.slice(0, EXCERPT_CHARS), retryAfter: response.headers.get('retry-after') });
+    } catch (error) {
+      const message = error instanceof Error ? (error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : (error.cause as Error | undefined)?.message ?? error.message) : 'request failed';
+      return result({ statusCode: null, error: message.slice(0, 300), excerpt: null, retryAfter: null });
+    } finally {
+      await dispatcher?.close().catch(() => undefined);
+    }
+  }
+
+  /** Records an attempt and decides what happens to the event next. */
+  async function record(event: EventRow, attempt: AttemptResult): Promise<'DELIVERED' | 'PENDING' | 'FAILED'> {
+    const now = await clock.now(event.platform_id);
+    const ok = attempt.statusCode !== null && ((attempt.statusCode >= 200 && attempt.statusCode < 300) || attempt.statusCode === 409);
+    let status: 'DELIVERED' | 'PENDING' | 'FAILED' = ok ? 'DELIVERED' : 'PENDING';
+    let nextAttemptAt: Date | null = null;
+    if (!ok) {
+      const delay = Math.min(MAX_RETRY_GAP_MS, retryAfterMs(attempt.retryAfter, now.getTime()) ?? retryDelayMs(event.attempts));
+      nextAttemptAt = new Date(now.getTime() + delay);
+      // TEST events are never retried; others for up to seven days.
+      if (event.type === 'TEST' || nextAttemptAt.getTime() > event.created_at.getTime() + RETRY_WINDOW_MS) {
+        status = 'FAILED';
+        nextAttemptAt = null;
+      }
+    }
+    await db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('webhook_attempts')
+        .values({
+          id: newId('WebhookAttempt'),
+          event_id: event.id,
+          platform_id: event.platform_id,
+          attempt: event.attempts,
+          url: attempt.url,
+          started_at: new Date(now.getTime() - attempt.durationMs),
+          duration_ms: attempt.durationMs,
+          status_code: attempt.statusCode,
+          error: attempt.error,
+          response_excerpt: attempt.excerpt,
+          next_attempt_at: nextAttemptAt,
+        })
+        .execute();
+      await tx
+        .updateTable('events')
+        .set({
+          delivery_status: status,
+          lease_until: null,
+          ...(nextAttemptAt ? { next_attempt_at: nextAttemptAt } : {}),
+          ...(status === 'DELIVERED' ? { delivered_at: now } : {}),
+        })
+        .where('id', '=', event.id)
+        .execute();
+    });
+    return status;
+  }
+
+  async function deliver(event: EventRow): Promise<AttemptResult | undefined> {
+    const url = await deps.webhookEndpoint(event.platform_id);
+    if (!url) {
+      await db.updateTable('events').set({ delivery_status: 'SKIPPED', lease_until: null }).where('id', '=', event.id).execute();
+      return undefined;
+    }
+    const attempt = await post(event.platform_id, url, event.body, event.id);
+    const status = await record(event, attempt);
+    if (status !== 'DELIVERED') log?.info({ eventId: event.id, attempt: event.attempts, status: attempt.statusCode, error: attempt.error }, 'webhook not delivered');
+    return attempt;
+  }
+
+  async function drain(): Promise<number> {
+    let delivered = 0;
+    for (let round = 0; round < 1000; round++) {
+      const batch = await claim();
+      if (batch.length === 0) break;
+      await Promise.all(batch.map((event) => deliver(event).catch((error: unknown) => log?.error({ err: error, eventId: event.id }, 'webhook delivery failed'))));
+      delivered += batch.length;
+    }
+    return delivered;
+  }
+
+  return {
+    useLogger(logger: FastifyBaseLogger): void {
+      log = logger;
+    },
+
+    /** Delivers everything due now (tests call this after moving the clock); returns how many were tried. */
+    runDue(): Promise<number> {
+      running ??= drain().finally(() => (running = undefined));
+      return running;
+    },
+
+    start(intervalMs = 500): void {
+      if (timer) return;
+      timer = setInterval(() => {
+        this.runDue().catch((error: unknown) => log?.error({ err: error }, 'webhook runner failed'));
+      }, intervalMs);
+      timer.unref();
+    },
+
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+
+    /**
+     * Sends a TEST event at once and reports what the endpoint answered. Recorded like any event,
+     * never retried.
+     */
+    async sendTest(platformId: string): Promise<{ url: string; response_status: number; response_body: string }> {
+      const url = await deps.webhookEndpoint(platformId);
+      if (!url) throw new AppError(400, 'WEBHOOK_ENDPOINT_NOT_SET', 'Set webhookEndpoint with PATCH /config first');
+      const at = await clock.now(platformId);
+      const id = newId('Webhook');
+      const body = JSON.stringify({ id, type: 'TEST', timestamp: at.toISOString(), data: {} });
+      const event = await db
+        .insertInto('events')
+        .values({ id, platform_id: platformId, type: 'TEST', payload: body, body, attempts: 1, next_attempt_at: at, lease_until: new Date(Date.now() + leaseMs), created_at: at })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const attempt = await post(platformId, url, body, id);
+      await record(event, attempt);
+      const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
+      if (!ok) {
+        throw new AppError(400, 'WEBHOOK_DELIVERY_ERROR', `The webhook endpoint did not accept the test event${attempt.statusCode ? ` (HTTP ${attempt.statusCode})` : `: ${attempt.error ?? 'no response'}`}`, {
+          url,
+          ...(attempt.statusCode !== null ? { response_status: attempt.statusCode } : {}),
+          ...(attempt.excerpt ? { response_body: attempt.excerpt } : {}),
+          ...(attempt.error ? { error: attempt.error } : {}),
+        });
+      }
+      return { url, response_status: attempt.statusCode!, response_body: attempt.excerpt ?? '' };
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { Type } from 'typebox';
+import { Id, ListQuery, listOf, Timestamp } from '../../http/schema-kit.js';
+
+export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED'] as const;
+
+export const WebhookAttempt = Type.Object({
+  attempt: Type.Integer(),
+  url: Type.String(),
+  startedAt: Timestamp,
+  durationMs: Type.Integer(),
+  statusCode: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+  responseExcerpt: Type.Optional(Type.String()),
+  nextAttemptAt: Type.Optional(Timestamp),
+});
+
+export const WebhookEvent = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  timestamp: Timestamp,
+  deliveryStatus: Type.String({ enum: [...DELIVERY_STATUSES] }),
+  attempts: Type.Integer(),
+  nextAttemptAt: Type.Optional(Timestamp),
+  deliveredAt: Type.Optional(Timestamp),
+  data: Type.Object({}, { additionalProperties: true }),
+  attemptLog: Type.Optional(Type.Array(WebhookAttempt)),
+});
+
+export const WebhookEventListQuery = Type.Object(
+  {
+    ...ListQuery.properties,
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    deliveryStatus: Type.Optional(Type.String({ enum: [...DELIVERY_STATUSES] })),
+  },
+  { additionalProperties: false },
+);
+
+export const WebhookEventList = listOf(WebhookEvent);
+export const WebhookEventParams = Type.Object({ eventId: Id('Webhook') });
+
+export const RotateSigningKeyRequest = Type.Object(
+  { overlapSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600, default: 86400, description: 'How long the old key keeps signing alongside the new one' })) },
+  { additionalProperties: false },
+);
+
+export const SigningKeyList = Type.Object({
+  data: Type.Array(
+    Type.Object({ id: Type.String(), publicKey: Type.String(), status: Type.String(), createdAt: Timestamp, retiresAt: Type.Optional(Timestamp) }),
+  ),
+});
+
+export const TestWebhookResult = Type.Object({
+  url: Type.String(),
+  response_status: Type.Integer(),
+  response_body: Type.String(),
+});

@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import pino from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { migrateToLatest, openDatabase } from './db/database.js';
+import { createServices } from './app.js';
+import { resolveEncryptionKey } from './lib/encryption-key.js';
+
+/**
+ * `npm run worker`: webhook delivery and scheduled jobs without the HTTP API. Run as many as you
+ * like against one PostgreSQL database; leases and SKIP LOCKED keep them from doing one thing twice.
+ */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`moneta worker: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = pino({ level: config.logLevel, base: { role: 'worker' } });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
+  await migrateToLatest(database.db);
+  const services = createServices({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
+  services.jobs.useLogger(log);
+  services.webhooks.useLogger(log);
+  services.jobs.start();
+  services.webhooks.start(Number(process.env.WORKER_POLL_MS ?? 500));
+  log.info({ database: database.kind }, 'worker started: delivering webhooks and running jobs');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'worker stopping after in-flight work');
+    await services.webhooks.stop();
+    await services.jobs.stop();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`moneta worker: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
