@@ -1,7 +1,8 @@
 /**
  * The operator CLI: `npm run cli -- <command>`. It reads the same settings as the server
  * (DATABASE_URL, or the embedded PGlite database under DATA_DIR/pglite), brings the schema up to
- * date, does one thing and prints its result as JSON on stdout.
+ * date, does one thing and prints its result as JSON on stdout (`webhooks listen` instead runs until
+ * Ctrl-C, printing one line per forwarded event).
  *
  * Exit codes: 0 done; 1 the command failed (unknown platform or customer, database unavailable or
  * busy); 2 bad arguments or settings. Errors are one line on stderr, never a stack trace.
@@ -261,7 +262,112 @@ function buildProgram(): Command {
       withSession((session) => inTransaction(session, options.platform, (ctx) => session.services.kyc.decide(ctx, options.customer, options.status))),
     );
 
+  const webhooks = program.command('webhooks').description('Webhook events of a platform');
+
+  webhooks
+    .command('listen')
+    .description("Forward a platform's new events to a local URL, signed as deliveries are, one line per event; Ctrl-C stops (development)")
+    .requiredOption('--platform <id>', 'Platform:<uuid>', idParser('Platform'))
+    .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks', parseForwardUrl)
+    .addOption(new Option('--interval <ms>', 'how often to look for new events').argParser(parseInterval).default(500))
+    .action((options: { platform: string; forwardTo: string; interval: number }) => listen(options));
+
   return program;
+}
+
+function parseForwardUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new InvalidArgumentError('expected an http:// or https:// URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http:// or https:// URL.');
+  return url.toString();
+}
+
+function parseInterval(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 50 || value > 60_000) throw new InvalidArgumentError('must be an integer between 50 and 60000.');
+  return value;
+}
+
+/** Events committed late (a long transaction) are still caught if they are at most this much older than the newest seen. */
+const LISTEN_LOOKBACK_MS = 10_000;
+const FORWARD_TIMEOUT_MS = 10_000;
+
+/**
+ * `webhooks listen`: polls the outbox for the platform's events created after the listener started
+ * and POSTs each one's exact body to `forwardTo` with the headers a delivery carries (signed with the
+ * platform's active key). Read-only: the events' own delivery is untouched. Stops on SIGINT/SIGTERM.
+ */
+async function listen(options: { platform: string; forwardTo: string; interval: number }): Promise<void> {
+  const config = settings();
+  const database = await open(config);
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const stop = () => {
+    stopping = true;
+    wake?.();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    const { createServices } = await import('./app.js');
+    const { resolveEncryptionKey } = await import('./lib/encryption-key.js');
+    const { deliveryHeaders } = await import('./events/delivery.js');
+    const services = createServices({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
+    const session: Session = { config, database, services };
+    await requirePlatform(session, options.platform);
+    // Fails now (not at the first event) if the signing key cannot be opened with this key.
+    await services.signingKeys.forSigning(options.platform);
+    // Events carry the platform's clock (the sandbox clock may be ahead of real time).
+    const start = await services.clock.now(options.platform);
+    const seen = new Map<string, number>();
+    let newest = start.getTime();
+    process.stderr.write(`moneta: listening for new events of ${options.platform}, forwarding to ${options.forwardTo} (Ctrl-C to stop)\n`);
+
+    while (!stopping) {
+      const since = new Date(Math.max(start.getTime(), newest - LISTEN_LOOKBACK_MS));
+      const rows = await database.db
+        .selectFrom('events')
+        .select(['id', 'type', 'body', 'created_at'])
+        .where('platform_id', '=', options.platform)
+        .where('created_at', '>=', since)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      for (const row of rows) {
+        if (stopping) break;
+        if (seen.has(row.id)) continue;
+        seen.set(row.id, row.created_at.getTime());
+        newest = Math.max(newest, row.created_at.getTime());
+        const headers = deliveryHeaders(row.body, row.id, await services.signingKeys.forSigning(options.platform));
+        let outcome: string;
+        try {
+          const response = await fetch(options.forwardTo, { method: 'POST', body: row.body, headers, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+          await response.arrayBuffer().catch(() => undefined);
+          outcome = String(response.status);
+        } catch (error) {
+          const message = error instanceof Error ? (error.name === 'TimeoutError' ? `timed out after ${FORWARD_TIMEOUT_MS} ms` : ((error.cause as Error | undefined)?.message ?? error.message)) : String(error);
+          outcome = `error: ${message}`;
+        }
+        process.stdout.write(`${row.created_at.toISOString()}  ${row.type}  ${row.id}  -> ${outcome}\n`);
+      }
+      const horizon = Math.max(start.getTime(), newest - LISTEN_LOOKBACK_MS);
+      for (const [id, at] of seen) if (at < horizon) seen.delete(id);
+      if (stopping) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, options.interval);
+      });
+      wake = undefined;
+    }
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await database.close().catch(() => undefined);
+  }
 }
 
 async function main(argv: string[]): Promise<number> {

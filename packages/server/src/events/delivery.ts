@@ -29,6 +29,23 @@ export function retryAfterMs(header: string | null, nowMs: number): number | und
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
+/**
+ * The headers every delivery of `body` carries: its signature with the platform's active key (and
+ * the retiring key's during a rotation overlap), the event id and the send time.
+ */
+export function deliveryHeaders(body: string, eventId: string, signing: Awaited<ReturnType<SigningKeys['forSigning']>>, nowMs: number = Date.now()): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'Moneta-Webhooks/2025-10-13',
+    'x-service-signature': signBody(body, signing.active.privateKey),
+    'x-service-signature-key-id': signing.active.id,
+    'webhook-id': eventId,
+    'webhook-timestamp': String(Math.floor(nowMs / 1000)),
+  };
+  if (signing.previous) headers['x-service-signature-previous'] = signBody(body, signing.previous.privateKey);
+  return headers;
+}
+
 export interface AttemptResult {
   url: string;
   statusCode: number | null;
@@ -95,16 +112,7 @@ export function createWebhookDeliverer(deps: {
         if (!resolved.ok) return result({ statusCode: null, error: `endpoint refused: ${resolved.reason}`, excerpt: null, retryAfter: null });
         dispatcher = new Agent({ connect: { lookup: pinnedLookup(resolved.address, resolved.family) } });
       }
-      const signing = await keys.forSigning(platformId);
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        'user-agent': 'Moneta-Webhooks/2025-10-13',
-        'x-service-signature': signBody(body, signing.active.privateKey),
-        'x-service-signature-key-id': signing.active.id,
-        'webhook-id': eventId,
-        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
-      };
-      if (signing.previous) headers['x-service-signature-previous'] = signBody(body, signing.previous.privateKey);
+      const headers = deliveryHeaders(body, eventId, await keys.forSigning(platformId));
       const response = await fetch(url, {
         method: 'POST',
         body,

@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../packages/server/src/db/database.js';
+import { startReceiver } from './webhook-receiver.js';
+
+/**
+ * kill -9 while deliveries are leased and in flight, then restart: the leased events are sent
+ * again once their lease lapses, and every event is delivered. At least once, never lost.
+ */
+const CLIENT_ID = 'restart-test';
+const SECRET = 'restart-test-secret-0123456789';
+const AUTH = `Basic ${Buffer.from(`${CLIENT_ID}:${SECRET}`).toString('base64')}`;
+
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(children.map(exited));
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
+    env: { ...process.env, ...env, MONETA_MODE: 'sandbox', PORT: String(port), LOG_LEVEL: 'error', API_TOKEN_ID: CLIENT_ID, API_CLIENT_SECRET: SECRET },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 1200; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
+    try {
+      if ((await fetch(`${base}/health`)).status === 200) return { child, base };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server did not become healthy: ${output}`);
+}
+
+async function call(base: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${base}/2025-10-13${path}`, {
+    method,
+    headers: { authorization: AUTH, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, body: (await response.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+async function setup(): Promise<{ env: Record<string, string>; open: () => ReturnType<typeof openDatabase> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'moneta-hook-restart-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const url = process.env.DATABASE_URL;
+  if (!url) return { env: { DATA_DIR: dir }, open: () => openDatabase({ pgliteDir: join(dir, 'pglite') }) };
+  const name = `moneta_hookrestart_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
+  });
+  const dbUrl = new URL(url);
+  dbUrl.pathname = `/${name}`;
+  return { env: { DATA_DIR: dir, DATABASE_URL: dbUrl.toString() }, open: () => openDatabase({ databaseUrl: dbUrl.toString() }) };
+}
+
+describe('webhook delivery across a crash', () => {
+  it('events leased when the server is killed -9 are sent again after restart; every event is delivered', async () => {
+    const { env, open } = await setup();
+    const receiver = await startReceiver();
+    cleanups.push(receiver.close);
+    // First run: attempts may take up to 2 s, leases last 3 s.
+    let server = await startServer({ ...env, WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '3000' });
+
+    // The endpoint is greeted (answered 200); then it refuses with Retry-After an hour while the
+    // events are made, so they queue up PENDING.
+    const patched = await call(server.base, 'PATCH', '/config', { webhookEndpoint: receiver.url });
+    expect(patched.status).toBe(200);
+    for (let i = 0; i < 100 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.received.length).toBeGreaterThan(0);
+    receiver.answer(() => ({ status: 503, body: 'later', headers: { 'retry-after': '3600' } }));
+
+    const customer = await call(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Hook Crash', currencies: ['USD'] });
+    expect(customer.status).toBe(201);
+    const accountId = (await call(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0].id as string;
+    for (let i = 0; i < 20; i++) expect((await call(server.base, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 100 + i })).status).toBe(200);
+
+    // Every event has been tried once (and refused) before the crash.
+    const pendingIds = async (): Promise<string[]> => {
+      const ids: string[] = [];
+      const list = await call(server.base, 'GET', '/webhooks/events?deliveryStatus=PENDING&limit=100');
+      for (const e of list.body.data as { id: string; attempts?: unknown[] }[]) ids.push(e.id);
+      return ids;
+    };
+    for (let i = 0; i < 200; i++) {
+      const refused = receiver.received.filter((r) => r.headers['webhook-id'] && JSON.parse(r.body).type !== 'TEST').length;
+      if (refused >= 41) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const queued = await pendingIds();
+    expect(queued.length).toBe(41); // KYC approval + 20 × (payment completed, balance updated)
+
+    // Now the endpoint hangs, and the server is killed the moment the first retry reaches it:
+    // that batch is leased and in flight, its outcome never recorded.
+    let killedWithInFlight = 0;
+    receiver.answer(() => {
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+      killedWithInFlight++;
+      return { status: 200, hangMs: 60_000 };
+    });
+    const before = receiver.received.length;
+    expect((await call(server.base, 'POST', '/sandbox/clock/advance', { seconds: 7200 })).status).toBe(200);
+    await exited(server.child);
+    expect(killedWithInFlight).toBeGreaterThan(0);
+    expect(receiver.received.length).toBeGreaterThan(before);
+
+    // Restart with a short lease; the endpoint answers 200 from now on.
+    receiver.answer(() => ({ status: 200, body: 'ok' }));
+    const acceptedFrom = receiver.received.length;
+    server = await startServer({ ...env, WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_LEASE_MS: '1000' });
+    let left = queued.length;
+    for (let i = 0; i < 600 && left > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = (await pendingIds()).length;
+    }
+    expect(left).toBe(0);
+    const accepted = new Set(receiver.received.slice(acceptedFrom).map((r) => String(r.headers['webhook-id'])));
+    expect(queued.filter((id) => !accepted.has(id))).toEqual([]);
+    server.child.kill('SIGTERM');
+    await exited(server.child);
+
+    // From the rows: every event DELIVERED; some event's attempt was lost in the crash (its attempt
+    // counter is ahead of its recorded attempts) and it was sent again.
+    const database = await open();
+    try {
+      const rows = await database.db
+        .selectFrom('events as e')
+        .select((eb) => ['e.id', 'e.type', 'e.delivery_status', 'e.attempts', eb.selectFrom('webhook_attempts as a').select((a) => a.fn.countAll<string>().as('n')).whereRef('a.event_id', '=', 'e.id').as('recorded')])
+        .execute();
+      expect(rows.filter((r) => r.delivery_status !== 'DELIVERED')).toEqual([]);
+      const lost = rows.filter((r) => r.attempts > Number(r.recorded));
+      expect(lost.length).toBeGreaterThan(0);
+      for (const r of lost) expect(accepted.has(r.id)).toBe(true);
+    } finally {
+      await database.close();
+    }
+  }, 300_000);
+});
