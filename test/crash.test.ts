@@ -1,79 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../packages/server/src/db/database.js';
 import { reconcile } from '../packages/server/src/ledger/ledger.js';
+import { exited, ProcessTestBed } from './processes.js';
 
 /**
  * kill -9 in the middle of a funding and transfer load, then restart: every request either fully
  * happened (transaction, postings, event) or not at all, and every request the client saw succeed
  * is still there.
  */
-const CLIENT_ID = 'crash-test';
-const SECRET = 'crash-test-secret-0123456789';
-const AUTH = `Basic ${Buffer.from(`${CLIENT_ID}:${SECRET}`).toString('base64')}`;
-
-const children: ChildProcess[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  for (const cleanup of cleanups) await cleanup();
-});
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'error', API_TOKEN_ID: CLIENT_ID, API_CLIENT_SECRET: SECRET },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  // Bounded wait: PGlite's first start can take a while on a loaded machine.
-  for (let i = 0; i < 1200; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
-    try {
-      if ((await fetch(`${base}/health`)).status === 200) return { child, base };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`server did not become healthy: ${output}`);
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-async function call(base: string, method: string, path: string, body?: unknown, key?: string) {
-  const response = await fetch(`${base}/2025-10-13${path}`, {
-    method,
-    headers: { authorization: AUTH, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(key ? { 'idempotency-key': key } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', body: (await response.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
+const bed = new ProcessTestBed({ clientId: 'crash-test', secret: 'crash-test-secret-0123456789' });
+afterAll(() => bed.teardown());
+const call = bed.call.bind(bed);
 
 interface Sent {
   key: string;
@@ -84,35 +21,10 @@ interface Sent {
   response?: unknown;
 }
 
-async function setup(): Promise<{ env: Record<string, string>; open: () => ReturnType<typeof openDatabase> }> {
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    const dir = mkdtempSync(join(tmpdir(), 'moneta-crash-'));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    return { env: { DATA_DIR: dir }, open: () => openDatabase({ pgliteDir: join(dir, 'pglite') }) };
-  }
-  const name = `moneta_crash_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const dbUrl = new URL(url);
-  dbUrl.pathname = `/${name}`;
-  const dir = mkdtempSync(join(tmpdir(), 'moneta-crash-'));
-  cleanups.push(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  });
-  return { env: { DATA_DIR: dir, DATABASE_URL: dbUrl.toString() }, open: () => openDatabase({ databaseUrl: dbUrl.toString() }) };
-}
-
 describe('crash safety', () => {
   it('after kill -9 mid-load every request happened fully or not at all, acknowledged ones survive, and pending transfers complete', async () => {
-    const { env, open } = await setup();
-    let server = await startServer(env);
+    const { env, open } = await bed.serverEnvironment('moneta-crash');
+    let server = await bed.startServer(env);
 
     const customer = await call(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Crash Dummy', currencies: ['USD'] });
     const accountId = (await call(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0].id as string;
@@ -151,7 +63,7 @@ describe('crash safety', () => {
     const acknowledged = sent.filter((s) => s.status !== undefined && s.status < 300);
     expect(acknowledged.length).toBeGreaterThan(0);
 
-    server = await startServer(env);
+    server = await bed.startServer(env);
     // Replaying every request with its key: acknowledged ones come back as stored; the rest run now, once.
     for (const request of sent) {
       const replay = await call(server.base, request.method, request.path, request.body, request.key);

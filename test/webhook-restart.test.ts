@@ -1,106 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../packages/server/src/db/database.js';
 import { startReceiver } from './webhook-receiver.js';
+import { exited, ProcessTestBed } from './processes.js';
 
 /**
  * kill -9 while deliveries are leased and in flight, then restart: the leased events are sent
  * again once their lease lapses, and every event is delivered. At least once, never lost.
  */
-const CLIENT_ID = 'restart-test';
-const SECRET = 'restart-test-secret-0123456789';
-const AUTH = `Basic ${Buffer.from(`${CLIENT_ID}:${SECRET}`).toString('base64')}`;
-
-const children: ChildProcess[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await Promise.all(children.map(exited));
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-});
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
-    env: { ...process.env, ...env, MONETA_MODE: 'sandbox', PORT: String(port), LOG_LEVEL: 'error', API_TOKEN_ID: CLIENT_ID, API_CLIENT_SECRET: SECRET },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 1200; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
-    try {
-      if ((await fetch(`${base}/health`)).status === 200) return { child, base };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`server did not become healthy: ${output}`);
-}
-
-async function call(base: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${base}/2025-10-13${path}`, {
-    method,
-    headers: { authorization: AUTH, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-async function setup(): Promise<{ env: Record<string, string>; open: () => ReturnType<typeof openDatabase> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'moneta-hook-restart-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  const url = process.env.DATABASE_URL;
-  if (!url) return { env: { DATA_DIR: dir }, open: () => openDatabase({ pgliteDir: join(dir, 'pglite') }) };
-  const name = `moneta_hookrestart_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  });
-  const dbUrl = new URL(url);
-  dbUrl.pathname = `/${name}`;
-  return { env: { DATA_DIR: dir, DATABASE_URL: dbUrl.toString() }, open: () => openDatabase({ databaseUrl: dbUrl.toString() }) };
-}
+const bed = new ProcessTestBed({ clientId: 'restart-test', secret: 'restart-test-secret-0123456789' });
+afterAll(() => bed.teardown());
+const call = bed.call.bind(bed);
 
 describe('webhook delivery across a crash', () => {
   it('events leased when the server is killed -9 are sent again after restart; every event is delivered', async () => {
-    const { env, open } = await setup();
+    const { env, open } = await bed.serverEnvironment('moneta-hook-restart');
     const receiver = await startReceiver();
-    cleanups.push(receiver.close);
+    bed.cleanups.push(receiver.close);
     // First run: attempts may take up to 2 s, leases last 3 s.
-    let server = await startServer({ ...env, WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '3000' });
+    let server = await bed.startServer({ ...env, WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '3000' });
 
     // The endpoint is greeted (answered 200); then it refuses with Retry-After an hour while the
     // events are made, so they queue up PENDING.
@@ -147,7 +63,7 @@ describe('webhook delivery across a crash', () => {
     // Restart with a short lease; the endpoint answers 200 from now on.
     receiver.answer(() => ({ status: 200, body: 'ok' }));
     const acceptedFrom = receiver.received.length;
-    server = await startServer({ ...env, WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_LEASE_MS: '1000' });
+    server = await bed.startServer({ ...env, WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_LEASE_MS: '1000' });
     let left = queued.length;
     for (let i = 0; i < 600 && left > 0; i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
 import { createServices } from '../packages/server/src/app.js';
 import { emitEvents } from '../packages/server/src/events/outbox.js';
+import { exited, ProcessTestBed } from './processes.js';
 
 /**
  * Two `npm run worker` processes share one PostgreSQL outbox: every event reaches the receiver,
@@ -15,18 +15,9 @@ import { emitEvents } from '../packages/server/src/events/outbox.js';
 const EVENTS = 2_000;
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
-const children: ChildProcess[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await Promise.all(children.map(exited));
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-});
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
+const bed = new ProcessTestBed({ clientId: 'workers-test', secret: 'workers-test-secret-0123456789' });
+const { children, cleanups } = bed;
+afterAll(() => bed.teardown());
 
 /** A loopback receiver that tracks, per webhook-id, how many requests are open at this moment. */
 async function startTrackingReceiver() {
@@ -69,23 +60,6 @@ async function startTrackingReceiver() {
   };
 }
 
-async function throwAwayDatabase(url: string): Promise<string> {
-  const name = `moneta_workers_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  });
-  const dbUrl = new URL(url);
-  dbUrl.pathname = `/${name}`;
-  return dbUrl.toString();
-}
-
 function startWorker(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/worker.ts'], {
     env: { ...process.env, ...env },
@@ -105,7 +79,7 @@ describe('webhook workers', () => {
   it.skipIf(!process.env.DATABASE_URL)(
     'Two worker processes against PostgreSQL deliver 2,000 events with none lost and none sent concurrently twice',
     async () => {
-      const dbUrl = await throwAwayDatabase(process.env.DATABASE_URL!);
+      const dbUrl = await bed.throwAwayDatabase(process.env.DATABASE_URL!, 'moneta_workers');
       const receiver = await startTrackingReceiver();
       cleanups.push(receiver.close);
       const env = { DATABASE_URL: dbUrl, MONETA_ENCRYPTION_KEY: ENCRYPTION_KEY, MONETA_MODE: 'sandbox', LOG_LEVEL: 'warn', WORKER_POLL_MS: '100' };

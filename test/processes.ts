@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase } from '../packages/server/src/db/database.js';
+
+/**
+ * What tests that run the real server as a process share: processes to kill and resources to drop
+ * afterwards, a free port, a server started and waited for, and a database of its own.
+ */
+export class ProcessTestBed {
+  readonly children: ChildProcess[] = [];
+  readonly cleanups: (() => Promise<void>)[] = [];
+
+  constructor(readonly credentials: { clientId: string; secret: string }) {}
+
+  get authorization(): string {
+    return `Basic ${Buffer.from(`${this.credentials.clientId}:${this.credentials.secret}`).toString('base64')}`;
+  }
+
+  /** Kills what is still running, then drops databases and directories, newest first. */
+  async teardown(): Promise<void> {
+    for (const child of this.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(this.children.map(exited));
+    for (const cleanup of this.cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+
+  /** A temporary DATA_DIR, and with DATABASE_URL set a throw-away PostgreSQL database too. */
+  async serverEnvironment(prefix: string): Promise<{ env: Record<string, string>; open: () => ReturnType<typeof openDatabase> }> {
+    const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+    this.cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const url = process.env.DATABASE_URL;
+    if (!url) return { env: { DATA_DIR: dir }, open: () => openDatabase({ pgliteDir: join(dir, 'pglite') }) };
+    const databaseUrl = await this.throwAwayDatabase(url, prefix.replace(/[^a-z0-9]/g, '_'));
+    return { env: { DATA_DIR: dir, DATABASE_URL: databaseUrl }, open: () => openDatabase({ databaseUrl }) };
+  }
+
+  /** A new database on the server `url` points at, dropped at teardown; returns its URL. */
+  async throwAwayDatabase(url: string, prefix: string): Promise<string> {
+    const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    this.cleanups.push(async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    });
+    const dbUrl = new URL(url);
+    dbUrl.pathname = `/${name}`;
+    return dbUrl.toString();
+  }
+
+  /** Starts `npm start`'s entry point with these credentials and waits (bounded) until it is healthy. */
+  async startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
+      env: { ...process.env, ...env, MONETA_MODE: 'sandbox', PORT: String(port), LOG_LEVEL: 'error', API_TOKEN_ID: this.credentials.clientId, API_CLIENT_SECRET: this.credentials.secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-8000)));
+    child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-8000)));
+    const base = `http://127.0.0.1:${port}`;
+    // PGlite's first start can take a while on a loaded machine.
+    for (let i = 0; i < 1200; i++) {
+      if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
+      try {
+        if ((await fetch(`${base}/health`)).status === 200) return { child, base };
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`server did not become healthy: ${output}`);
+  }
+
+  /** One API call over real HTTP with these credentials. */
+  async call(base: string, method: string, path: string, body?: unknown, idempotencyKey?: string) {
+    const response = await fetch(`${base}/2025-10-13${path}`, {
+      method,
+      headers: { authorization: this.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', body: (await response.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves when the process has exited (at once if it already has). */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
