@@ -1,10 +1,10 @@
 import { sql, type Selectable } from 'kysely';
-import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from 'undici';
 import type { Db, EventsTable } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { createPoller } from '../lib/poller.js';
 import { signBody, type SigningKeys } from './signing-keys.js';
 import { checkWebhookUrlSyntax, pinnedLookup, resolveDeliveryAddress } from './endpoint-guard.js';
 
@@ -77,9 +77,6 @@ export function createWebhookDeliverer(deps: {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const leaseMs = deps.leaseMs ?? timeoutMs + 20_000;
   const batchSize = deps.batchSize ?? 16;
-  let log: FastifyBaseLogger | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
 
   async function claim(): Promise<EventRow[]> {
     const realNow = clock.realNow();
@@ -185,7 +182,7 @@ export function createWebhookDeliverer(deps: {
     }
     const attempt = await post(event.platform_id, url, event.body, event.id);
     const status = await record(event, attempt);
-    if (status !== 'DELIVERED') log?.info({ eventId: event.id, attempt: event.attempts, status: attempt.statusCode, error: attempt.error }, 'webhook not delivered');
+    if (status !== 'DELIVERED') poller.state.log?.info({ eventId: event.id, attempt: event.attempts, status: attempt.statusCode, error: attempt.error }, 'webhook not delivered');
     return attempt;
   }
 
@@ -194,36 +191,19 @@ export function createWebhookDeliverer(deps: {
     for (let round = 0; round < 1000; round++) {
       const batch = await claim();
       if (batch.length === 0) break;
-      await Promise.all(batch.map((event) => deliver(event).catch((error: unknown) => log?.error({ err: error, eventId: event.id }, 'webhook delivery failed'))));
+      await Promise.all(batch.map((event) => deliver(event).catch((error: unknown) => poller.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed'))));
       delivered += batch.length;
     }
     return delivered;
   }
 
+  const poller = createPoller('webhook delivery', drain);
+
   return {
-    useLogger(logger: FastifyBaseLogger): void {
-      log = logger;
-    },
-
-    /** Delivers everything due now (tests call this after moving the clock); returns how many were tried. */
-    runDue(): Promise<number> {
-      running ??= drain().finally(() => (running = undefined));
-      return running;
-    },
-
-    start(intervalMs = 500): void {
-      if (timer) return;
-      timer = setInterval(() => {
-        this.runDue().catch((error: unknown) => log?.error({ err: error }, 'webhook runner failed'));
-      }, intervalMs);
-      timer.unref();
-    },
-
-    async stop(): Promise<void> {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
+    useLogger: poller.useLogger,
+    runDue: poller.runDue,
+    start: (intervalMs = 500) => poller.start(intervalMs),
+    stop: poller.stop,
 
     /**
      * Sends a TEST event at once and reports what the endpoint answered. Recorded like any event,

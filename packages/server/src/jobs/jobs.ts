@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../db/schema.js';
 import type { TxContext } from '../http/idempotency.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import { createPoller } from '../lib/poller.js';
 
 export type JobHandler = (ctx: TxContext, payload: Record<string, unknown>) => Promise<void>;
 
@@ -28,10 +28,7 @@ export type JobRunner = ReturnType<typeof createJobRunner>;
  * backoff and kept as FAILED after MAX_ATTEMPTS.
  */
 export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
-  let log: FastifyBaseLogger | undefined;
   const handlers = new Map<string, JobHandler>();
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
 
   async function runOne(): Promise<boolean> {
     const realNow = clock.realNow();
@@ -73,7 +70,7 @@ export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
       }
       return true;
     });
-    if (failed) log?.warn({ jobId: failed.id, attempts: failed.attempts, err: failed.error }, 'job failed; will retry');
+    if (failed) poller.state.log?.warn({ jobId: failed.id, attempts: failed.attempts, err: failed.error }, 'job failed; will retry');
     return ran;
   }
 
@@ -83,34 +80,16 @@ export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
     return count;
   }
 
+  const poller = createPoller('job runner', drain);
+
   return {
-    useLogger(logger: FastifyBaseLogger): void {
-      log = logger;
-    },
+    useLogger: poller.useLogger,
+    runDue: poller.runDue,
+    start: (intervalMs = 250) => poller.start(intervalMs),
+    stop: poller.stop,
 
     register(kind: string, handler: JobHandler): void {
       handlers.set(kind, handler);
-    },
-
-    /** Runs every job due now (tests call this after moving the clock); returns how many ran. */
-    async runDue(): Promise<number> {
-      // One drain at a time per process; concurrent callers share it.
-      running ??= drain().finally(() => (running = undefined));
-      return running;
-    },
-
-    start(intervalMs = 250): void {
-      if (timer) return;
-      timer = setInterval(() => {
-        this.runDue().catch((error: unknown) => log?.error({ err: error }, 'job runner failed'));
-      }, intervalMs);
-      timer.unref();
-    },
-
-    async stop(): Promise<void> {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await running;
     },
   };
 }
