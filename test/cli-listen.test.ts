@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase } from '../packages/server/src/db/database.js';
-import { createServices } from '../packages/server/src/app.js';
+import { createServices } from '../packages/server/src/services.js';
 import { emitEvent } from '../packages/server/src/events/outbox.js';
 import { startReceiver } from './webhook-receiver.js';
 

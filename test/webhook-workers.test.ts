@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
-import { createServices } from '../packages/server/src/app.js';
+import { createServices } from '../packages/server/src/services.js';
 import { emitEvents } from '../packages/server/src/events/outbox.js';
 import { exited, ProcessTestBed } from './processes.js';
 

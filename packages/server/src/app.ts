@@ -2,84 +2,28 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { createSealer } from './lib/sealed.js';
-import { API_PREFIX, API_VERSION, type Config } from './config.js';
-import type { Db } from './db/schema.js';
+import { API_PREFIX, API_VERSION } from './config.js';
+import { createServices, type AppDeps, type Services } from './services.js';
 import { ping } from './db/database.js';
-import { createClock, type Clock } from './lib/clock.js';
 import { createAuthenticator } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
-import { createIdempotency } from './http/idempotency.js';
 import { RouteTable } from './http/route-table.js';
 import type { ApiApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
-import { createTokenService } from './modules/tokens/service.js';
 import { registerTokenRoutes } from './modules/tokens/routes.js';
-import { createPlatformService } from './modules/platforms/service.js';
 import { registerPlatformRoutes } from './modules/platforms/routes.js';
-import { createCustomerService } from './modules/customers/service.js';
 import { registerCustomerRoutes } from './modules/customers/routes.js';
-import { createKycService } from './modules/kyc/service.js';
-import { manualReviewProvider, sandboxProvider } from './modules/kyc/provider.js';
 import { registerHostedKycPages, registerKycRoutes, registerSandboxKycRoutes } from './modules/kyc/routes.js';
 import { registerSandboxClockRoutes } from './sandbox/routes.js';
-import { createAccountService } from './modules/accounts/service.js';
 import { registerAccountRoutes, registerSandboxFundingRoutes } from './modules/accounts/routes.js';
-import { createTransactionService } from './modules/transactions/service.js';
 import { registerTransactionRoutes } from './modules/transactions/routes.js';
-import { createIncomingPaymentService } from './modules/incoming/service.js';
-import { createExternalAccountService } from './modules/external-accounts/service.js';
 import { registerExternalAccountRoutes } from './modules/external-accounts/routes.js';
-import { createTransferService } from './modules/transfers/service.js';
 import { registerTransferRoutes } from './modules/transfers/routes.js';
-import { createJobRunner } from './jobs/jobs.js';
-import { createSigningKeys } from './events/signing-keys.js';
-import { createWebhookDeliverer } from './events/delivery.js';
 import { registerWebhookRoutes, registerSandboxWebhookRoutes } from './modules/webhooks/routes.js';
-import { createWebhookService } from './modules/webhooks/service.js';
 
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  databaseKind: 'pglite' | 'postgres';
-  /** Overrides the clock (tests); defaults to real time plus each platform's sandbox offset. */
-  clock?: Clock;
-  /** Encrypts secrets at rest (main resolves it from config); an app built without one uses a throw-away key. */
-  encryptionKey?: Buffer;
-}
 
-export function createServices({ config, db, clock: givenClock, encryptionKey }: AppDeps) {
-  const sandbox = config.mode === 'sandbox';
-  const clock = givenClock ?? createClock({ db, sandbox });
-  const tokens = createTokenService({ db, cacheTtlMs: config.authCacheTtlMs });
-  const accounts = createAccountService({ db });
-  const transactions = createTransactionService({ db });
-  const incoming = createIncomingPaymentService({ accounts, transactions });
-  const sealer = createSealer(encryptionKey ?? randomBytes(32));
-  const signingKeys = createSigningKeys({ db, sealer });
-  const platforms = createPlatformService({ db, clock, accounts, signingKeys, mode: config.mode });
-  const customers = createCustomerService({ db, sandbox, umaDomain: platforms.umaDomain, accounts });
-  const externalAccounts = createExternalAccountService({ db, customers });
-  const kyc = createKycService({
-    db,
-    clock,
-    customers,
-    provider: sandbox ? sandboxProvider : manualReviewProvider,
-    publicUrl: config.publicUrl,
-    linkTtlSeconds: config.kycLinkTtlSeconds,
-  });
-  const idempotent = createIdempotency({ db, clock, sealer });
-  const webhookEvents = createWebhookService({ db, signingKeys });
-  const webhooks = createWebhookDeliverer({ db, clock, keys: signingKeys, mode: config.mode, webhookEndpoint: platforms.webhookEndpoint, timeoutMs: config.webhookTimeoutMs, leaseMs: config.webhookLeaseMs });
-  const jobs = createJobRunner({ db, clock });
-  const transfers = createTransferService({ accounts, externalAccounts, transactions, platforms, jobs, sandbox });
-  transfers.registerJobs();
-  return { sandbox, clock, tokens, platforms, customers, kyc, accounts, externalAccounts, transactions, incoming, transfers, jobs, webhooks, webhookEvents, signingKeys, idempotent };
-}
-
-export type Services = ReturnType<typeof createServices>;
+export { createServices, type AppDeps, type Services } from './services.js';
 
 const HOSTED_TOKEN_IN_URL = /(\/hosted\/kyc\/)[^/?#]+/;
 /** Decorates the plugin scope whose routes pass through the authenticator (see the route table). */

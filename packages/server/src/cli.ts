@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import type { Services } from './app.js';
+import type { Services } from './services.js';
 import type { TxContext } from './http/idempotency.js';
 import { AppError } from './lib/errors.js';
 import { isId, type IdPrefix } from './lib/ids.js';
@@ -159,7 +159,7 @@ async function withSession(work: (session: Session) => Promise<unknown>): Promis
   const config = settings();
   const database = await open(config);
   try {
-    const { createServices } = await import('./app.js');
+    const { createServices } = await import('./services.js');
     const { resolveEncryptionKey } = await import('./lib/encryption-key.js');
     // The server's key, so anything a service seals is readable by the server.
     const encryptionKey = resolveEncryptionKey(config);
@@ -313,7 +313,7 @@ async function listen(options: { platform: string; forwardTo: string; interval: 
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
-    const { createServices } = await import('./app.js');
+    const { createServices } = await import('./services.js');
     const { resolveEncryptionKey } = await import('./lib/encryption-key.js');
     const { deliveryHeaders } = await import('./events/delivery.js');
     const services = createServices({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });

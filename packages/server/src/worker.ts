@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
-import { createServices } from './app.js';
+import { createServices } from './services.js';
 import { resolveEncryptionKey } from './lib/encryption-key.js';
 
 /**
