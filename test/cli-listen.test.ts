@@ -7,30 +7,21 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase } from '../packages/server/src/db/database.js';
 import { createServices } from '../packages/server/src/services.js';
 import { emitEvent } from '../packages/server/src/events/outbox.js';
 import { startReceiver } from './webhook-receiver.js';
+import { exited, ProcessTestBed } from './processes.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
-const children: ChildProcess[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await Promise.all(children.map(exited));
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-});
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolvePromise) => child.once('exit', (code) => resolvePromise(code)));
-}
+const bed = new ProcessTestBed({ clientId: 'listen-test', secret: 'listen-test-secret-0123456789' });
+const { children, cleanups } = bed;
+afterAll(() => bed.teardown());
 
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -42,21 +33,8 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 describe('cli webhooks listen', () => {
   it.skipIf(!process.env.DATABASE_URL)('forwards a new event, exactly as recorded and validly signed, to a local URL; older events are not forwarded; Ctrl-C stops it', async () => {
-    const url = process.env.DATABASE_URL!;
-    const name = `moneta_listen_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    cleanups.push(async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    });
-    const dbUrl = new URL(url);
-    dbUrl.pathname = `/${name}`;
-    const env = { DATABASE_URL: dbUrl.toString(), MONETA_ENCRYPTION_KEY: ENCRYPTION_KEY, MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/moneta-test-unused' };
+    const databaseUrl = await bed.throwAwayDatabase(process.env.DATABASE_URL!, 'moneta_listen');
+    const env = { DATABASE_URL: databaseUrl, MONETA_ENCRYPTION_KEY: ENCRYPTION_KEY, MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/moneta-test-unused' };
 
     const database = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 2 });
     cleanups.push(() => database.close());

@@ -104,8 +104,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Resolves when the process has exited (at once if it already has). */
-export function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
+/** Resolves with the exit code once the process has exited (at once if it already has; null when killed by a signal). */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }

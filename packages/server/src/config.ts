@@ -96,3 +96,16 @@ export function parseEncryptionKey(raw: string): Buffer {
   if (key.length !== 32) throw new ConfigError('MONETA_ENCRYPTION_KEY must decode to exactly 32 bytes');
   return key;
 }
+
+/** The settings, or a one-line reason on stderr and exit code 2: how every entry point starts. */
+export function loadConfigOrExit(program: string, env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${program}: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

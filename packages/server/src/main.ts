@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { API_PREFIX, ConfigError, loadConfig, type Config } from './config.js';
+import { API_PREFIX, loadConfigOrExit, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import { buildApp } from './app.js';
 import { resolveEncryptionKey } from './lib/encryption-key.js';
@@ -34,16 +34,7 @@ function banner(config: Config, address: string, databaseKind: string, credentia
 }
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`moneta: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit('moneta');
 
   say(`moneta: opening ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'} database…`);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import pino from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import { createServices } from './services.js';
 import { resolveEncryptionKey } from './lib/encryption-key.js';
@@ -10,16 +10,7 @@ import { resolveEncryptionKey } from './lib/encryption-key.js';
  * like against one PostgreSQL database; leases and SKIP LOCKED keep them from doing one thing twice.
  */
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`moneta worker: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit('moneta worker');
   const log = pino({ level: config.logLevel, base: { role: 'worker' } });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
   await migrateToLatest(database.db);
