@@ -483,6 +483,8 @@ function transactionRow(fields: Partial<TransactionRow> & Pick<TransactionRow, '
     received_minor: null,
     received_currency: null,
     fees_minor: null,
+    platform_fees_minor: null,
+    receipt_delivery_confirmed_at: null,
     exchange_rate: null,
     quote_id: null,
     reference: null,

@@ -3,6 +3,7 @@ import { API_PREFIX } from '../packages/server/src/config.js';
 import type { Db } from '../packages/server/src/db/schema.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
+import { clabeEndingWith, mexicanBeneficiary } from './payments-fixtures.js';
 
 /**
  * What the cross-cutting sweeps (tenancy, bad input) need to know about routes beyond the route
@@ -90,7 +91,8 @@ export function unknownId(idType: string): string {
   return `${idType}:01a20061-044a-7399-9737-e82f3a74e590`;
 }
 
-type IdLookup = (idType: string) => string;
+/** `variant` picks one of several resources of a type (`id('ExternalAccount', 'MXN')`). */
+type IdLookup = (idType: string, variant?: string) => string;
 type BodyFixture = Record<string, unknown> | ((id: IdLookup) => Record<string, unknown>);
 
 let accountNumbers = 0;
@@ -124,6 +126,8 @@ export const VALID_BODIES: Record<string, BodyFixture> = {
         requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
         enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
       },
+      // Kept enabled so resources created after this patch (quotes to a CLABE account) still work.
+      { currencyCode: 'MXN', minAmount: 1, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] },
     ],
     feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 25, fixedFee: { amount: 10, currency: 'USD' } }],
     embeddedWalletConfig: { appName: 'Fixture', otpLength: 6, sendFromEmailAddress: 'noreply@example.com' },
@@ -149,6 +153,16 @@ export const VALID_BODIES: Record<string, BodyFixture> = {
   'POST /transfer-out': (id) => ({ source: { accountId: id('InternalAccount') }, destination: { accountId: id('ExternalAccount') }, amount: 100, description: 'Fixture payout' }),
   'POST /webhooks/signing-keys/rotate': { overlapSeconds: 3600 },
   'POST /transfer-in': (id) => ({ source: { accountId: id('ExternalAccount') }, destination: { accountId: id('InternalAccount') }, amount: 100 }),
+  'POST /quotes': (id) => ({
+    source: { sourceType: 'ACCOUNT', accountId: id('InternalAccount') },
+    destination: { destinationType: 'ACCOUNT', accountId: id('ExternalAccount', 'MXN') },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 1000,
+    description: 'Fixture quote',
+  }),
+  'POST /sandbox/send': (id) => ({ quoteId: id('Quote', 'realtime'), currencyCode: 'USD' }),
+  'POST /transactions/:transactionId/cancel': { reason: 'REQUESTED_AFTER_HOURS' },
+  'POST /transactions/:transactionId/confirm': { receiptDeliveryConfirmedAt: '2025-08-15T14:31:00Z' },
 };
 
 /** True when the route's valid body names one of the caller's resources. */
@@ -167,7 +181,7 @@ export function bodyNamesResources(route: RouteEntry): boolean {
 export function validBody(route: RouteEntry, ids: Ids, fixtureHint = 'valid-body fixture'): Record<string, unknown> {
   const fixture = VALID_BODIES[routeKey(route)];
   if (!fixture) throw new Error(`add a ${fixtureHint} for ${routeKey(route)} to VALID_BODIES in test/route-fixtures.ts`);
-  return typeof fixture === 'function' ? fixture((type) => idFor(ids, type, '', routeKey(route), fixtureHint)) : structuredClone(fixture);
+  return typeof fixture === 'function' ? fixture((type, variant) => idFor(ids, type, variant ?? '', routeKey(route), fixtureHint)) : structuredClone(fixture);
 }
 
 /** Creates one resource of each id type for `platform`; returns id type -> id. */
@@ -195,12 +209,31 @@ export async function createOneOfEach(t: TestApp, platform: TestPlatform, label:
   if (!accountId) throw new Error(`a customer with currencies ['USD'] has no internal account: ${accounts.text}`);
   ids.set('InternalAccount', accountId);
   await create('funding an internal account', 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 5000 });
-  const transactions = await create('listing transactions', 'GET', `/transactions?customerId=${encodeURIComponent(customerId)}`);
-  const transactionId = transactions.body.data[0]?.id as string | undefined;
-  if (!transactionId) throw new Error(`funding an account made no transaction: ${transactions.text}`);
-  ids.set('Transaction', transactionId);
   const external = await create('registering an external account', 'POST', '/customers/external-accounts', { customerId, currency: 'USD', accountInfo: usBankAccount() });
   ids.set('ExternalAccount', external.body.id as string);
+  // A payout still on its way (no job runs here), so the transaction routes, cancel included, have one to act on.
+  const payout = await create('sending a payout', 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: external.body.id }, amount: 100 });
+  ids.set('Transaction', payout.body.id as string);
+  const clabe = await create('registering a CLABE account', 'POST', '/customers/external-accounts', {
+    customerId,
+    currency: 'MXN',
+    accountInfo: { accountType: 'CLABE', clabeNumber: clabeEndingWith('219'), bankName: 'Fixture Banco', beneficiary: mexicanBeneficiary },
+  });
+  ids.set(idKey('ExternalAccount', 'MXN'), clabe.body.id as string);
+  const quote = await create('creating a quote', 'POST', '/quotes', {
+    source: { sourceType: 'ACCOUNT', accountId },
+    destination: { destinationType: 'ACCOUNT', accountId: clabe.body.id },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 1000,
+  });
+  ids.set('Quote', quote.body.id as string);
+  const realtime = await create('creating a real-time funded quote', 'POST', '/quotes', {
+    source: { sourceType: 'REALTIME_FUNDING', customerId, currency: 'USD' },
+    destination: { destinationType: 'ACCOUNT', accountId: clabe.body.id },
+    lockedCurrencySide: 'RECEIVING',
+    lockedCurrencyAmount: 10_000,
+  });
+  ids.set(idKey('Quote', 'realtime'), realtime.body.id as string);
   const platformExternal = await create('registering a platform external account', 'POST', '/platform/external-accounts', { currency: 'USD', accountInfo: usBankAccount() });
   ids.set(idKey('ExternalAccount', '/platform/external-accounts'), platformExternal.body.id as string);
   const events = await create('listing webhook events', 'GET', '/webhooks/events?limit=1');

@@ -20,6 +20,9 @@ import { registerAccountRoutes, registerSandboxFundingRoutes } from './modules/a
 import { registerTransactionRoutes } from './modules/transactions/routes.js';
 import { registerExternalAccountRoutes } from './modules/external-accounts/routes.js';
 import { registerTransferRoutes } from './modules/transfers/routes.js';
+import { registerExchangeRateRoutes } from './modules/exchange-rates/routes.js';
+import { registerQuoteRoutes, registerSandboxSendRoutes } from './modules/quotes/routes.js';
+import { registerReceiverRoutes } from './modules/receiver/routes.js';
 import { registerWebhookRoutes, registerSandboxWebhookRoutes } from './modules/webhooks/routes.js';
 
 
@@ -112,15 +115,19 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     registerCustomerRoutes(api, { customers: services.customers, idempotent });
     registerKycRoutes(api, { kyc: services.kyc, idempotent });
     registerAccountRoutes(api, { accounts: services.accounts });
-    registerTransactionRoutes(api, { transactions: services.transactions });
+    registerTransactionRoutes(api, { transactions: services.transactions, actions: services.transactionActions, idempotent });
     registerExternalAccountRoutes(api, { externalAccounts: services.externalAccounts, idempotent });
     registerTransferRoutes(api, { transfers: services.transfers, idempotent });
+    registerExchangeRateRoutes(api, { exchangeRates: services.exchangeRates });
+    registerQuoteRoutes(api, { quotes: services.quotes, clock: services.clock, idempotent });
+    registerReceiverRoutes(api, { receiver: services.receiver });
     registerWebhookRoutes(api, { webhooks: services.webhookEvents, idempotent });
     if (services.sandbox) {
       registerSandboxClockRoutes(api, { platforms: services.platforms, idempotent });
       registerSandboxKycRoutes(api, { kyc: services.kyc, idempotent });
       registerSandboxFundingRoutes(api, { incoming: services.incoming, idempotent });
       registerSandboxWebhookRoutes(api, { deliverer: services.webhooks });
+      registerSandboxSendRoutes(api, { quotes: services.quotes, idempotent });
     }
   }, { prefix: API_PREFIX });
 

@@ -23,6 +23,14 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long a worker holds a claimed delivery before another may retry it (crash recovery). */
   webhookLeaseMs: number;
+  /** How long a quote's rate and fees hold (the spec's 1 to 5 minutes). */
+  quoteTtlSeconds: number;
+  /** The service's own fee on cross-currency transfers, in basis points of the total sent. */
+  serviceFeeBps: number;
+  /** The sandbox rate source's spread below the mid-market rate, in basis points. */
+  fxSpreadBps: number;
+  /** How long a fetched exchange rate is reused (the spec's "about 5 minutes"). */
+  rateCacheSeconds: number;
 }
 
 export const API_VERSION = '2025-10-13';
@@ -66,6 +74,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheTtlMs: intSetting(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 600_000),
     webhookTimeoutMs: intSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookLeaseMs: intSetting(env, 'WEBHOOK_LEASE_MS', 60_000, 200, 3_600_000),
+    quoteTtlSeconds: intSetting(env, 'QUOTE_TTL_SECONDS', 300, 60, 300),
+    serviceFeeBps: intSetting(env, 'SERVICE_FEE_BPS', 10, 0, 1000),
+    fxSpreadBps: intSetting(env, 'FX_SPREAD_BPS', 50, 0, 1000),
+    rateCacheSeconds: intSetting(env, 'RATE_CACHE_SECONDS', 300, 1, 3600),
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (a lease must outlive the attempt it covers)');

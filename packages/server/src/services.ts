@@ -18,6 +18,13 @@ import { createJobRunner } from './jobs/jobs.js';
 import { createSigningKeys } from './events/signing-keys.js';
 import { createWebhookDeliverer } from './events/delivery.js';
 import { createWebhookService } from './modules/webhooks/service.js';
+import { cachedRateSource, createSandboxRateSource } from './fx/rate-source.js';
+import { unconfiguredRateSource } from './fx/unconfigured-rate-source.js';
+import { createPricing } from './fx/pricing.js';
+import { createExchangeRateService } from './modules/exchange-rates/service.js';
+import { createQuoteService } from './modules/quotes/service.js';
+import { createTransactionActions } from './modules/transactions/actions.js';
+import { createReceiverService } from './modules/receiver/service.js';
 
 /**
  * Every service, wired once: what the HTTP app, the worker and the CLI share. Kept apart from
@@ -59,7 +66,36 @@ export function createServices({ config, db, clock: givenClock, encryptionKey }:
   const jobs = createJobRunner({ db, clock });
   const transfers = createTransferService({ accounts, externalAccounts, transactions, platforms, jobs, sandbox });
   transfers.registerJobs();
-  return { sandbox, clock, tokens, platforms, customers, kyc, accounts, externalAccounts, transactions, incoming, transfers, jobs, webhooks, webhookEvents, signingKeys, idempotent };
+  const rates = sandbox ? cachedRateSource(createSandboxRateSource({ spreadBps: config.fxSpreadBps }), { ttlMs: config.rateCacheSeconds * 1000 }) : unconfiguredRateSource;
+  const pricing = createPricing({ rates, platforms, serviceFeeBps: config.serviceFeeBps });
+  const exchangeRates = createExchangeRateService({ db, pricing, platforms, clock });
+  const quotes = createQuoteService({ db, accounts, externalAccounts, transactions, platforms, pricing, jobs, sandbox, quoteTtlSeconds: config.quoteTtlSeconds });
+  quotes.registerJobs();
+  const transactionActions = createTransactionActions({ transactions, quotes, transfers });
+  const receiver = createReceiverService({ db, externalAccounts, platforms, rates, clock });
+  return {
+    sandbox,
+    clock,
+    tokens,
+    platforms,
+    customers,
+    kyc,
+    accounts,
+    externalAccounts,
+    transactions,
+    transactionActions,
+    incoming,
+    transfers,
+    pricing,
+    exchangeRates,
+    quotes,
+    receiver,
+    jobs,
+    webhooks,
+    webhookEvents,
+    signingKeys,
+    idempotent,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

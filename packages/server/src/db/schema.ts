@@ -102,7 +102,7 @@ export interface WebhookSigningKeysTable {
   retires_at: Date | null;
 }
 
-export type LedgerPurpose = 'CUSTOMER' | 'PLATFORM' | 'EXTERNAL' | 'TRANSIT' | 'FEES';
+export type LedgerPurpose = 'CUSTOMER' | 'PLATFORM' | 'EXTERNAL' | 'TRANSIT' | 'FEES' | 'FX';
 export type InternalAccountType = 'INTERNAL_FIAT' | 'INTERNAL_CRYPTO' | 'EMBEDDED_WALLET';
 export type AccountStatus = 'PENDING' | 'ACTIVE' | 'CLOSED' | 'FROZEN' | 'FAILED';
 
@@ -180,6 +180,8 @@ export interface TransactionsTable {
   failure_reason: string | null;
   details: Json<Record<string, unknown>>;
   settled_at: Date | null;
+  platform_fees_minor: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  receipt_delivery_confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -212,7 +214,42 @@ export interface ExternalAccountsTable {
   deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export type QuoteStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+
+export interface QuotesTable {
+  id: string;
+  platform_id: string;
+  customer_id: string | null;
+  status: QuoteStatus;
+  source_type: 'ACCOUNT' | 'REALTIME_FUNDING';
+  source_account_id: string | null;
+  destination_account_id: string;
+  sending_currency: string;
+  receiving_currency: string;
+  locked_side: 'SENDING' | 'RECEIVING';
+  locked_amount: bigint;
+  total_sending_minor: bigint;
+  principal_minor: bigint;
+  service_fees_minor: bigint;
+  platform_fees_minor: bigint;
+  total_receiving_minor: bigint;
+  /** NUMERIC as text, exact. */
+  exchange_rate: string;
+  mid_rate: string;
+  transaction_id: string;
+  funding_reference: string | null;
+  payment_instructions: ColumnType<FundingInstructionRecord[] | null, string | null, string | null>;
+  source: Json<Record<string, unknown>>;
+  destination: Json<Record<string, unknown>>;
+  description: string | null;
+  expires_at: Timestamp;
+  executed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
+  quotes: QuotesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_signing_keys: WebhookSigningKeysTable;
   external_accounts: ExternalAccountsTable;

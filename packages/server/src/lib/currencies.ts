@@ -29,3 +29,10 @@ export const CURRENCY_CODES: readonly string[] = LIST.map((c) => c.code);
 export function currencyOf(code: string): Currency | undefined {
   return CURRENCIES.get(code);
 }
+
+const CRYPTO_CODES = new Set(['USDC', 'USDB', 'BTC']);
+
+/** Crypto currencies live in wallets, not bank accounts; their payouts are final once broadcast. */
+export function isCrypto(code: string): boolean {
+  return CRYPTO_CODES.has(code);
+}

@@ -4,7 +4,7 @@ import type { Db, Executor, FundingInstructionRecord, InternalAccountType, Ledge
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { CURRENCY_CODES } from '../../lib/currencies.js';
+import { CURRENCY_CODES, isCrypto } from '../../lib/currencies.js';
 import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
 import { fundingInstructionsFor } from '../../sandbox/funding-instructions.js';
 
@@ -28,7 +28,6 @@ export interface AccountFilters extends PageParams {
   type?: string | undefined;
 }
 
-const CRYPTO = new Set(['USDC', 'USDB', 'BTC']);
 
 /** Currencies a customer holds when it named none: its region's currency, else USD. */
 const REGION_CURRENCY: Record<string, string> = { US: 'USD', MX: 'MXN', BR: 'BRL', GB: 'GBP', IN: 'INR', NG: 'NGN', CA: 'CAD', PH: 'PHP', KE: 'KES', JP: 'JPY' };
@@ -41,7 +40,7 @@ export function inferredCurrencies(region: string | null | undefined): string[] 
 }
 
 export function accountTypeFor(currency: string): InternalAccountType {
-  return CRYPTO.has(currency) ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT';
+  return isCrypto(currency) ? 'INTERNAL_CRYPTO' : 'INTERNAL_FIAT';
 }
 
 const REFERENCE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -121,7 +120,8 @@ export function createAccountService({ db }: { db: Db }) {
     /**
      * The platform's bookkeeping account of a purpose and currency: EXTERNAL stands for money outside
      * the service (it may go negative: what the outside world has sent in), TRANSIT for money on its
-     * way out, FEES for fees earned. Created on first use.
+     * way out, FEES for the service's fees earned, FX for the conversion desk (it takes in one
+     * currency and pays out another, so it may go negative too). Created on first use.
      */
     async systemAccount(tx: Tx, platformId: string, purpose: Exclude<LedgerPurpose, 'CUSTOMER' | 'PLATFORM'>, currency: string, at: Date): Promise<string> {
       const cacheKey = `${platformId}|${purpose}|${currency}`;
@@ -136,7 +136,7 @@ export function createAccountService({ db }: { db: Db }) {
           purpose,
           account_type: null,
           currency,
-          may_go_negative: purpose === 'EXTERNAL',
+          may_go_negative: purpose === 'EXTERNAL' || purpose === 'FX',
           created_at: at,
           updated_at: at,
         })
@@ -154,6 +154,19 @@ export function createAccountService({ db }: { db: Db }) {
         .where('customer_id', 'is', null)
         .executeTakeFirstOrThrow();
       systemAccountIds.set(cacheKey, row.id);
+      return row.id;
+    },
+
+    /** The platform's own internal account in a currency (opened with the platform). */
+    async platformAccountId(executor: Executor, platformId: string, currency: string): Promise<string> {
+      const row = await executor
+        .selectFrom('ledger_accounts')
+        .select('id')
+        .where('platform_id', '=', platformId)
+        .where('purpose', '=', 'PLATFORM')
+        .where('currency', '=', currency)
+        .executeTakeFirst();
+      if (!row) throw new Error(`platform ${platformId} has no ${currency} internal account`);
       return row.id;
     },
 

@@ -118,6 +118,11 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
 
     load,
 
+    /** A live external account of the platform, whoever owns it; undefined when there is none. */
+    async findAny(executor: Executor, platformId: string, id: string): Promise<ExternalAccountRow | undefined> {
+      return executor.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    },
+
     async get(platformId: string, id: string, owner: 'customer' | 'platform'): Promise<ExternalAccountView> {
       return externalAccountView(await load(db, platformId, id, owner));
     },

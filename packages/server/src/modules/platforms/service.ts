@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { Static } from 'typebox';
-import type { PlatformConfig, PlatformConfigUpdateRequest } from './schemas.js';
+import type { FeeConfig as FeeConfigSchema, PlatformConfig, PlatformConfigUpdateRequest } from './schemas.js';
 import type { Db, Executor, PlatformsTable } from '../../db/schema.js';
 import type { TxContext } from '../../http/idempotency.js';
 import type { Clock } from '../../lib/clock.js';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { invalidInput, notFound, type FieldError } from '../../lib/errors.js';
+import { AppError, invalidInput, notFound, type FieldError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { AccountService } from '../accounts/service.js';
 import { emitEvent } from '../../events/outbox.js';
@@ -14,6 +14,7 @@ import { checkWebhookUrlSyntax, resolveDeliveryAddress } from '../../events/endp
 
 export type PlatformConfigView = Static<typeof PlatformConfig>;
 export type ConfigPatch = Static<typeof PlatformConfigUpdateRequest>;
+export type FeeConfig = Static<typeof FeeConfigSchema>;
 
 export const DEFAULT_UMA_DOMAIN = 'moneta.local';
 
@@ -146,11 +147,44 @@ export function createPlatformService({
       return withKeys(configView(updated), await signingKeys.publicKeys(ctx.tx, ctx.platformId));
     },
 
+    /**
+     * Refuses an amount the platform does not allow: INVALID_AMOUNT when not positive, INVALID_CURRENCY
+     * when the currency or direction is not enabled, AMOUNT_OUT_OF_RANGE outside its min and max.
+     */
+    async checkAmount(executor: Executor, platformId: string, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING', field = 'amount'): Promise<void> {
+      if (amount <= 0n) throw new AppError(400, 'INVALID_AMOUNT', `${field} must be a positive integer in the smallest unit of the currency`, { field });
+      const limits = await this.currencyLimits(executor, platformId, currency);
+      if (!limits || !limits.enabledTransactionTypes.includes(direction)) {
+        throw new AppError(400, 'INVALID_CURRENCY', `${currency} ${direction.toLowerCase()} payments are not enabled for this platform`, { currency });
+      }
+      if (amount < BigInt(limits.minAmount) || amount > BigInt(limits.maxAmount)) {
+        throw new AppError(400, 'AMOUNT_OUT_OF_RANGE', `${field} must be between ${limits.minAmount} and ${limits.maxAmount} ${currency} minor units`, {
+          field,
+          currency,
+          minAmount: limits.minAmount,
+          maxAmount: limits.maxAmount,
+        });
+      }
+    },
+
     /** The platform's limits for a currency, or undefined when it has not enabled that currency. */
     async currencyLimits(executor: Executor, platformId: string, currency: string): Promise<{ minAmount: number; maxAmount: number; enabledTransactionTypes: string[] } | undefined> {
       const config = await configOf(executor, platformId);
       const list = (config.supportedCurrencies ?? []) as { currencyCode: string; minAmount: number; maxAmount: number; enabledTransactionTypes: string[] }[];
       return list.find((c) => c.currencyCode === currency);
+    },
+
+    /** The platform's own fees on cross-currency transfers, as its config lists them. */
+    async feeConfigs(executor: Executor, platformId: string): Promise<FeeConfig[]> {
+      const config = await configOf(executor, platformId);
+      return (config.feeConfigs ?? []) as FeeConfig[];
+    },
+
+    /** The payer data a currency's receivers require (the platform's requiredCounterpartyFields). */
+    async requiredCounterpartyFields(executor: Executor, platformId: string, currency: string): Promise<{ name: string; mandatory: boolean }[]> {
+      const config = await configOf(executor, platformId);
+      const list = (config.supportedCurrencies ?? []) as { currencyCode: string; requiredCounterpartyFields?: { name: string; mandatory: boolean }[] }[];
+      return list.find((c) => c.currencyCode === currency)?.requiredCounterpartyFields ?? [];
     },
 
     async umaDomain(executor: Executor, platformId: string): Promise<string> {

@@ -18,11 +18,22 @@ export const Transaction = Type.Object({
   sentAmount: Type.Optional(CurrencyAmountSchema),
   receivedAmount: Type.Optional(CurrencyAmountSchema),
   fees: Type.Optional(MinorUnits),
+  platformFees: Type.Optional(MinorUnits),
   exchangeRate: Type.Optional(Type.Number()),
   quoteId: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
   reconciliationInstructions: Type.Optional(Type.Object({ reference: Type.Optional(Type.String()) }, { additionalProperties: true })),
   failureReason: Type.Optional(Type.String()),
+  refund: Type.Optional(
+    Type.Object({
+      reference: Type.String(),
+      initiatedAt: Timestamp,
+      settledAt: Type.Optional(Timestamp),
+      status: Type.String({ enum: ['PENDING', 'COMPLETED', 'FAILED'] }),
+      reason: Type.String({ enum: ['TRANSACTION_FAILED', 'USER_CANCELLATION', 'TIMEOUT'] }),
+    }),
+  ),
+  receiptDeliveryConfirmedAt: Type.Optional(Timestamp),
   settledAt: Type.Optional(Timestamp),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -47,3 +58,13 @@ export const TransactionListQuery = Type.Object(
 
 export const TransactionList = listOf(Transaction);
 export const TransactionParams = Type.Object({ transactionId: Id('Transaction') });
+
+export const CancelTransactionRequest = Type.Object(
+  { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Why the platform cancels; kept for its records' })) },
+  { additionalProperties: false },
+);
+
+export const ConfirmReceiptDeliveryRequest = Type.Object(
+  { receiptDeliveryConfirmedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the receipt reached the customer; defaults to now' })) },
+  { additionalProperties: false },
+);

@@ -1,5 +1,6 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
+import type { TxContext } from '../../http/idempotency.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -19,14 +20,34 @@ export interface TransactionView {
   sentAmount?: CurrencyAmount;
   receivedAmount?: CurrencyAmount;
   fees?: bigint;
+  platformFees?: bigint;
   exchangeRate?: number;
   quoteId?: string;
   description?: string;
   reconciliationInstructions?: { reference: string };
   failureReason?: string;
+  refund?: TransactionRefund;
+  receiptDeliveryConfirmedAt?: string;
   settledAt?: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Money sent back to the sender after a payment failed, was cancelled or was returned. */
+export interface TransactionRefund {
+  reference: string;
+  initiatedAt: string;
+  settledAt?: string;
+  status: 'PENDING' | 'COMPLETED' | 'FAILED';
+  reason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
+}
+
+/** What `details` may hold beyond the columns. */
+interface TransactionDetails {
+  /** Overrides the source derived from sender_account_id (a real-time funded quote has no account). */
+  source?: Record<string, unknown>;
+  refund?: TransactionRefund;
+  cancellationReason?: string;
 }
 
 export interface TransactionFilters extends PageParams {
@@ -52,6 +73,10 @@ export interface NewTransaction {
   sent?: { amount: bigint; currency: string };
   received?: { amount: bigint; currency: string };
   feesMinor?: bigint;
+  platformFeesMinor?: bigint;
+  exchangeRate?: string;
+  quoteId?: string;
+  source?: Record<string, unknown>;
   reference?: string | null;
   description?: string | null;
   failureReason?: string | null;
@@ -65,7 +90,8 @@ function endpoint(kind: 'source' | 'destination', accountId: string | null): Rec
 }
 
 export function transactionView(row: TransactionRow): TransactionView {
-  const source = endpoint('source', row.sender_account_id);
+  const details = row.details as TransactionDetails;
+  const source = details.source ?? endpoint('source', row.sender_account_id);
   const destination = endpoint('destination', row.receiver_account_id);
   return {
     id: row.id,
@@ -79,11 +105,14 @@ export function transactionView(row: TransactionRow): TransactionView {
     ...(row.sent_minor !== null && row.sent_currency ? { sentAmount: currencyAmount(row.sent_minor, row.sent_currency) } : {}),
     ...(row.received_minor !== null && row.received_currency ? { receivedAmount: currencyAmount(row.received_minor, row.received_currency) } : {}),
     ...(row.fees_minor !== null ? { fees: row.fees_minor } : {}),
+    ...(row.platform_fees_minor !== null ? { platformFees: row.platform_fees_minor } : {}),
     ...(row.exchange_rate !== null ? { exchangeRate: Number(row.exchange_rate) } : {}),
     ...(row.quote_id ? { quoteId: row.quote_id } : {}),
     ...(row.description ? { description: row.description } : {}),
     ...(row.reference ? { reconciliationInstructions: { reference: row.reference } } : {}),
     ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+    ...(details.refund ? { refund: details.refund } : {}),
+    ...(row.receipt_delivery_confirmed_at ? { receiptDeliveryConfirmedAt: row.receipt_delivery_confirmed_at.toISOString() } : {}),
     ...(row.settled_at ? { settledAt: row.settled_at.toISOString() } : {}),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -128,11 +157,14 @@ export function createTransactionService({ db }: { db: Db }) {
           received_minor: input.received?.amount ?? null,
           received_currency: input.received?.currency ?? null,
           fees_minor: input.feesMinor ?? null,
+          platform_fees_minor: input.platformFeesMinor ?? null,
+          exchange_rate: input.exchangeRate ?? null,
+          quote_id: input.quoteId ?? null,
           reference: input.reference ?? null,
           description: input.description ?? null,
           failure_reason: input.failureReason ?? null,
           settled_at: input.settledAt ?? null,
-          details: '{}',
+          details: JSON.stringify(input.source ? { source: input.source } : {}),
           created_at: input.at,
           updated_at: input.at,
         })
@@ -143,7 +175,12 @@ export function createTransactionService({ db }: { db: Db }) {
     },
 
     /** Moves a transaction to a final or new status; returns the updated view. */
-    async setStatus(tx: Tx, platformId: string, transactionId: string, change: { status: string; at: Date; failureReason?: string; settled?: boolean }): Promise<TransactionView> {
+    async setStatus(
+      tx: Tx,
+      platformId: string,
+      transactionId: string,
+      change: { status: string; at: Date; failureReason?: string; settled?: boolean; details?: Partial<TransactionDetails> },
+    ): Promise<TransactionView> {
       await tx
         .updateTable('transactions')
         .set({
@@ -151,11 +188,25 @@ export function createTransactionService({ db }: { db: Db }) {
           updated_at: change.at,
           ...(change.failureReason ? { failure_reason: change.failureReason } : {}),
           ...(change.settled ? { settled_at: change.at } : {}),
+          ...(change.details ? { details: sql`details || ${JSON.stringify(change.details)}::jsonb` } : {}),
         })
         .where('platform_id', '=', platformId)
         .where('id', '=', transactionId)
         .execute();
       return load(tx, platformId, transactionId);
+    },
+
+    /** Records when the platform delivered the receipt to its customer (again: the newer time wins). */
+    async confirmReceipt(ctx: TxContext, transactionId: string, at: Date): Promise<TransactionView> {
+      const updated = await ctx.tx
+        .updateTable('transactions')
+        .set({ receipt_delivery_confirmed_at: at, updated_at: ctx.now })
+        .where('platform_id', '=', ctx.platformId)
+        .where('id', '=', transactionId)
+        .returning('id')
+        .executeTakeFirst();
+      if (!updated) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
+      return load(ctx.tx, ctx.platformId, transactionId);
     },
 
     async lockRow(tx: Tx, platformId: string, transactionId: string) {

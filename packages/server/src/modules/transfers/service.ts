@@ -4,12 +4,13 @@ import { emitEvents } from '../../events/outbox.js';
 import type { TxContext } from '../../http/idempotency.js';
 import { scheduleJob, type JobRunner } from '../../jobs/jobs.js';
 import { postEntry, insufficientFunds, type MovedAccount } from '../../ledger/ledger.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, conflict } from '../../lib/errors.js';
+import { isCrypto } from '../../lib/currencies.js';
 import { sandboxTransferOutcome, type SandboxTransferOutcome } from '../../sandbox/transfer-outcomes.js';
 import { internalAccountView, type AccountService } from '../accounts/service.js';
 import { sandboxIdentifier, type ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
-import type { TransactionService, TransactionView } from '../transactions/service.js';
+import type { TransactionRefund, TransactionService, TransactionView } from '../transactions/service.js';
 
 type InternalRow = Selectable<LedgerAccountsTable>;
 type ExternalRow = Selectable<ExternalAccountsTable>;
@@ -41,17 +42,7 @@ export function createTransferService(deps: {
   const { accounts, externalAccounts, transactions, platforms } = deps;
 
   async function checkAmount(ctx: TxContext, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING'): Promise<void> {
-    if (amount <= 0n) throw new AppError(400, 'INVALID_AMOUNT', 'amount must be a positive integer in the smallest unit of the currency', { field: 'amount' });
-    const limits = await platforms.currencyLimits(ctx.tx, ctx.platformId, currency);
-    if (!limits || !limits.enabledTransactionTypes.includes(direction)) {
-      throw new AppError(400, 'INVALID_CURRENCY', `${currency} ${direction.toLowerCase()} transfers are not enabled for this platform`, { currency });
-    }
-    if (amount < BigInt(limits.minAmount) || amount > BigInt(limits.maxAmount)) {
-      throw new AppError(400, 'AMOUNT_OUT_OF_RANGE', `amount must be between ${limits.minAmount} and ${limits.maxAmount}`, {
-        minAmount: limits.minAmount,
-        maxAmount: limits.maxAmount,
-      });
-    }
+    await platforms.checkAmount(ctx.tx, ctx.platformId, currency, amount, direction);
   }
 
   function sameCurrency(a: string, b: string): void {
@@ -226,6 +217,49 @@ export function createTransferService(deps: {
         ? { status: 'COMPLETED', at: ctx.now, settled: true }
         : { status: 'FAILED', at: ctx.now, failureReason: row.type === 'OUTGOING' ? 'SETTLEMENT_FAILED' : 'COUNTERPARTY_POST_TX_FAILED' });
       await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: `${prefix}.${succeeds ? 'COMPLETED' : 'FAILED'}`, data: view }, ...balanceEvents(moved)]);
+    },
+
+    /**
+     * POST /transactions/{id}/cancel for a same-currency bank transfer that has not settled: money
+     * sent out comes back from transit; a pull that has not arrived simply stops.
+     */
+    async cancel(ctx: TxContext, transactionId: string, reason: string | undefined): Promise<TransactionView> {
+      const row = await transactions.lockRow(ctx.tx, ctx.platformId, transactionId);
+      const externalId = row.type === 'OUTGOING' ? row.receiver_account_id : row.sender_account_id;
+      const currency = (row.type === 'OUTGOING' ? row.sent_currency : row.received_currency)!;
+      if (row.status !== 'PROCESSING' || !externalId?.startsWith('ExternalAccount:') || isCrypto(currency)) {
+        throw conflict('TRANSACTION_NOT_CANCELLABLE', 'Only a bank transfer that has not settled yet can be cancelled', { status: row.status });
+      }
+      let moved: MovedAccount[] = [];
+      const refund: TransactionRefund | undefined =
+        row.type === 'OUTGOING'
+          ? { reference: `REFUND-${transactionId.slice(-12).toUpperCase()}`, initiatedAt: ctx.now.toISOString(), settledAt: ctx.now.toISOString(), status: 'COMPLETED', reason: 'USER_CANCELLATION' }
+          : undefined;
+      if (row.type === 'OUTGOING') {
+        const amount = row.sent_minor!;
+        ({ accounts: moved } = await postEntry(ctx.tx, {
+          platformId: ctx.platformId,
+          kind: 'TRANSFER_OUT_CANCELLED',
+          transactionId,
+          postings: [
+            { accountId: await accounts.systemAccount(ctx.tx, ctx.platformId, 'TRANSIT', currency, ctx.now), currency, amount: -amount },
+            { accountId: row.sender_account_id!, currency, amount },
+          ],
+          at: ctx.now,
+        }));
+      }
+      const view = await transactions.setStatus(ctx.tx, ctx.platformId, transactionId, {
+        status: 'FAILED',
+        at: ctx.now,
+        details: { ...(refund ? { refund } : {}), ...(reason ? { cancellationReason: reason } : {}) },
+      });
+      const prefix = row.type === 'OUTGOING' ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT';
+      await emitEvents(ctx.tx, ctx.platformId, ctx.now, [
+        { type: `${prefix}.FAILED`, data: view },
+        ...(refund ? [{ type: `${prefix}.REFUND_COMPLETED`, data: view }] : []),
+        ...balanceEvents(moved),
+      ]);
+      return view;
     },
 
     registerJobs(): void {

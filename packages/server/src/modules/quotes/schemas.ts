@@ -1,0 +1,85 @@
+import { Type } from 'typebox';
+import { CURRENCY_CODES } from '../../lib/currencies.js';
+import { Id, MinorUnits, Timestamp } from '../../http/schema-kit.js';
+import { CurrencySchema, FundingInstruction } from '../accounts/schemas.js';
+
+const CurrencyCode = Type.String({ enum: [...CURRENCY_CODES] });
+const AccountId = Type.String({ pattern: '^(InternalAccount|ExternalAccount):[0-9a-f-]{36}$', description: 'InternalAccount:<uuid> or ExternalAccount:<uuid>' });
+
+/**
+ * ACCOUNT takes an internal account; REALTIME_FUNDING is paid in by the sender following the
+ * quote's paymentInstructions (its currency says what they send). Which fields each needs is in the
+ * schema, so every missing field is reported with the others.
+ */
+const QuoteSource = Type.Object(
+  {
+    sourceType: Type.String({ enum: ['ACCOUNT', 'REALTIME_FUNDING'] }),
+    accountId: Type.Optional(Id('InternalAccount')),
+    customerId: Type.Optional(Id('Customer')),
+    currency: Type.Optional(CurrencyCode),
+    cryptoNetwork: Type.Optional(Type.String({ maxLength: 40 })),
+  },
+  {
+    additionalProperties: false,
+    if: { properties: { sourceType: { const: 'ACCOUNT' } }, required: ['sourceType'] },
+    then: { required: ['accountId'], properties: { currency: false, cryptoNetwork: false } },
+    else: { required: ['currency'], properties: { accountId: false } },
+  },
+);
+
+const QuoteDestination = Type.Object(
+  {
+    destinationType: Type.String({ enum: ['ACCOUNT'] }),
+    accountId: AccountId,
+    paymentRail: Type.Optional(Type.String({ maxLength: 40 })),
+  },
+  { additionalProperties: false },
+);
+
+export const QuoteRequest = Type.Object(
+  {
+    lookupId: Type.Optional(Type.String({ maxLength: 100 })),
+    source: QuoteSource,
+    destination: QuoteDestination,
+    lockedCurrencySide: Type.String({ enum: ['SENDING', 'RECEIVING'] }),
+    lockedCurrencyAmount: Type.Integer({ format: 'int64', description: 'Smallest unit of the locked side’s currency' }),
+    immediatelyExecute: Type.Optional(Type.Boolean()),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
+    purposeOfPayment: Type.Optional(Type.String({ maxLength: 64 })),
+    senderCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Quote = Type.Object({
+  id: Type.String(),
+  status: Type.String({ enum: ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] }),
+  createdAt: Timestamp,
+  expiresAt: Timestamp,
+  source: Type.Object({}, { additionalProperties: true }),
+  destination: Type.Object({}, { additionalProperties: true }),
+  sendingCurrency: CurrencySchema,
+  receivingCurrency: CurrencySchema,
+  lockedCurrencySide: Type.String({ enum: ['SENDING', 'RECEIVING'] }),
+  lockedCurrencyAmount: MinorUnits,
+  totalSendingAmount: MinorUnits,
+  totalReceivingAmount: MinorUnits,
+  exchangeRate: Type.Number({ description: 'Receiving-currency units per one sending-currency unit, applied to the amount after fees' }),
+  feesIncluded: MinorUnits,
+  platformFeesIncluded: MinorUnits,
+  transactionId: Type.String(),
+  description: Type.Optional(Type.String()),
+  paymentInstructions: Type.Optional(Type.Array(FundingInstruction)),
+});
+
+export const QuoteParams = Type.Object({ quoteId: Id('Quote') });
+
+export const SandboxSendRequest = Type.Object(
+  {
+    quoteId: Id('Quote'),
+    currencyCode: CurrencyCode,
+    currencyAmount: Type.Optional(Type.Integer({ format: 'int64', minimum: 1, description: 'Defaults to the quote’s totalSendingAmount' })),
+  },
+  { additionalProperties: false },
+);

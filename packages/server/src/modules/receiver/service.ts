@@ -1,0 +1,72 @@
+import type { Db } from '../../db/schema.js';
+import type { RateSource } from '../../fx/rate-source.js';
+import type { Clock } from '../../lib/clock.js';
+import { currencyOf, type Currency } from '../../lib/currencies.js';
+import { notFound } from '../../lib/errors.js';
+import { sha256Hex } from '../../lib/secrets.js';
+import type { ExternalAccountService } from '../external-accounts/service.js';
+import type { PlatformService } from '../platforms/service.js';
+
+export interface ReceiverLookup {
+  accountId: string;
+  lookupId: string;
+  supportedCurrencies: { currency: Currency; estimatedExchangeRate: number; min: bigint; max: bigint }[];
+  requiredPayerDataFields: { name: string; mandatory: boolean }[];
+}
+
+/** The currency a sender pays from: its first internal account's; the platform (no sender) pays from USD. */
+const DEFAULT_SENDER_CURRENCY = 'USD';
+
+/**
+ * Lookups are not stored (nothing about them needs keeping), so the id names what was looked up:
+ * the same account seen from the same sender currency always has the same lookup id.
+ */
+function lookupId(platformId: string, accountId: string, senderCurrency: string): string {
+  const hex = sha256Hex(`${platformId}|${accountId}|${senderCurrency}`);
+  return `Lookup:${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export type ReceiverService = ReturnType<typeof createReceiverService>;
+
+/** What an external account accepts and roughly what it costs to reach it, before a quote locks anything. */
+export function createReceiverService(deps: { db: Db; externalAccounts: ExternalAccountService; platforms: PlatformService; rates: RateSource; clock: Clock }) {
+  const { db } = deps;
+
+  async function senderCurrency(platformId: string, sender: { customerId?: string | undefined; senderUmaAddress?: string | undefined }): Promise<string> {
+    if (sender.customerId === undefined && sender.senderUmaAddress === undefined) return DEFAULT_SENDER_CURRENCY;
+    let query = db.selectFrom('customers').select('id').where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+    query = sender.customerId !== undefined ? query.where('id', '=', sender.customerId) : query.where('uma_address', '=', sender.senderUmaAddress!);
+    const customer = await query.executeTakeFirst();
+    if (!customer) throw notFound('USER_NOT_FOUND', 'Sender');
+    const account = await db
+      .selectFrom('ledger_accounts')
+      .select('currency')
+      .where('platform_id', '=', platformId)
+      .where('customer_id', '=', customer.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return account?.currency ?? DEFAULT_SENDER_CURRENCY;
+  }
+
+  return {
+    async lookupExternalAccount(platformId: string, accountId: string, sender: { customerId?: string | undefined; senderUmaAddress?: string | undefined }): Promise<ReceiverLookup> {
+      const account = await deps.externalAccounts.findAny(db, platformId, accountId);
+      if (!account) throw notFound('ACCOUNT_NOT_FOUND', 'External account');
+      const from = await senderCurrency(platformId, sender);
+      const at = await deps.clock.now(platformId);
+      const rate = from === account.currency ? '1' : (await deps.rates.rate(from, account.currency, at)).rate.toFixed();
+      const limits = await deps.platforms.currencyLimits(db, platformId, account.currency);
+      const fields = await deps.platforms.requiredCounterpartyFields(db, platformId, account.currency);
+      return {
+        accountId: account.id,
+        lookupId: lookupId(platformId, account.id, from),
+        supportedCurrencies: limits
+          ? [{ currency: currencyOf(account.currency)!, estimatedExchangeRate: Number(rate), min: BigInt(limits.minAmount), max: BigInt(limits.maxAmount) }]
+          : [],
+        requiredPayerDataFields: fields,
+      };
+    },
+  };
+}

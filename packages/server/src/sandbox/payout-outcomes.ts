@@ -1,0 +1,36 @@
+/**
+ * What the sandbox payout rail does with an executed quote to an external account, keyed on the
+ * last three characters of the account's identifier (account number, CLABE, IBAN or address), as
+ * in the reference's table. A payout to an internal account always completes at once. A cancelled
+ * payout carries no failure reason (the reference's list has none for it): its refund's reason,
+ * USER_CANCELLATION, says what happened.
+ */
+export type PayoutOutcome =
+  | { kind: 'complete'; afterMs: number }
+  /** Completes, then the beneficiary's bank sends it back. */
+  | { kind: 'return'; afterMs: number; returnAfterMs: number }
+  | { kind: 'fail'; afterMs: number; failureReason: string | undefined; refund: 'COMPLETED' | 'FAILED'; refundReason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' };
+
+export const PAYOUT_SETTLEMENT_DELAY_MS = 2_000;
+export const PAYOUT_SLOW_DELAY_MS = 6 * 60_000;
+export const PAYOUT_RETURN_DELAY_MS = 30_000;
+
+export function sandboxPayoutOutcome(identifier: string): PayoutOutcome {
+  const afterMs = PAYOUT_SETTLEMENT_DELAY_MS;
+  switch (identifier.slice(-3)) {
+    case '002':
+      return { kind: 'fail', afterMs, failureReason: 'QUOTE_EXECUTION_FAILED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };
+    case '003':
+      return { kind: 'complete', afterMs: PAYOUT_SLOW_DELAY_MS };
+    case '004':
+      return { kind: 'fail', afterMs, failureReason: 'COUNTERPARTY_POST_TX_FAILED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };
+    case '005':
+      return { kind: 'return', afterMs, returnAfterMs: PAYOUT_RETURN_DELAY_MS };
+    case '006':
+      return { kind: 'fail', afterMs, failureReason: undefined, refund: 'COMPLETED', refundReason: 'USER_CANCELLATION' };
+    case '007':
+      return { kind: 'fail', afterMs, failureReason: 'EXECUTION_FAILED_POST_DEBIT', refund: 'FAILED', refundReason: 'TRANSACTION_FAILED' };
+    default:
+      return { kind: 'complete', afterMs };
+  }
+}

@@ -1,0 +1,105 @@
+import { expect } from 'vitest';
+import { sql } from 'kysely';
+import { clabeCheckDigit } from '../packages/server/src/lib/account-numbers/clabe.js';
+import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
+
+/** Shared set-up for tests that move money across currencies: customers, funding, beneficiaries, settling. */
+
+let clabeSeed = 100_000_000;
+
+/** A valid CLABE whose last three digits (check digit included) are `suffix`: the sandbox outcome key. */
+export function clabeEndingWith(suffix: string): string {
+  for (;;) {
+    clabeSeed += 1;
+    const first17 = `032180${String(clabeSeed).padStart(9, '0')}${suffix.slice(0, 2)}`;
+    if (String(clabeCheckDigit(first17)) === suffix[2]) return `${first17}${suffix[2]}`;
+  }
+}
+
+export const mexicanBeneficiary = {
+  beneficiaryType: 'INDIVIDUAL',
+  fullName: 'María Receptora',
+  birthDate: '1988-03-04',
+  nationality: 'MX',
+  address: { line1: 'Av. Reforma 1', city: 'CDMX', postalCode: '06600', country: 'MX' },
+};
+
+type Api = (who: TestPlatform | null, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse>;
+
+/** Calls the app over a real socket (the app must listen): what a platform's HTTP client does. */
+export function httpApi(t: TestApp): Api {
+  if (!t.baseUrl) throw new Error('httpApi needs createTestApp(..., { listen: true })');
+  return async (who, method, path, body, headers = {}) => {
+    const response = await fetch(`${t.baseUrl}/2025-10-13${path}`, {
+      method,
+      headers: { ...(who ? { authorization: who.authorization } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed, headers: Object.fromEntries(response.headers.entries()), text };
+  };
+}
+
+export function paymentFixtures(t: TestApp, p: TestPlatform, api: Api = t.api) {
+  async function customerWithAccount(currency: string, fund = 0, name = 'Quinn Quote') {
+    const customer = await api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: name, currencies: [currency] });
+    expect(customer.status).toBe(201);
+    const account = (await api(p, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0];
+    if (fund > 0) expect((await api(p, 'POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: fund })).status).toBe(200);
+    return { customerId: customer.body.id as string, accountId: account.id as string };
+  }
+
+  async function clabeAccount(customerId: string, suffix = '219') {
+    const res = await api(p, 'POST', '/customers/external-accounts', {
+      customerId,
+      currency: 'MXN',
+      accountInfo: { accountType: 'CLABE', clabeNumber: clabeEndingWith(suffix), bankName: 'BBVA', beneficiary: mexicanBeneficiary },
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body.id as string;
+  }
+
+  async function balance(accountId: string): Promise<number> {
+    return (await api(p, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount as number;
+  }
+
+  /** Moves the platform's clock and runs whatever became due. */
+  async function advance(seconds: number): Promise<void> {
+    expect((await api(p, 'POST', '/sandbox/clock/advance', { seconds })).status).toBe(200);
+    await t.services.jobs.runDue();
+  }
+
+  async function eventTypes(subjectId: string): Promise<string[]> {
+    const rows = await t.database.db
+      .selectFrom('events')
+      .select(['type'])
+      .where('platform_id', '=', p.id)
+      .where(sql<boolean>`payload->'data'->>'id' = ${subjectId}`)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => r.type);
+  }
+
+  /** Every posting booked for a transaction: account purpose (or id for internal accounts), currency and amount. */
+  async function postings(transactionId: string): Promise<{ kind: string; purpose: string; accountId: string; currency: string; amount: bigint }[]> {
+    const rows = await t.database.db
+      .selectFrom('ledger_postings as lp')
+      .innerJoin('ledger_entries as e', 'e.id', 'lp.entry_id')
+      .innerJoin('ledger_accounts as a', 'a.id', 'lp.account_id')
+      .select(['e.kind', 'a.purpose', 'lp.account_id', 'lp.currency', 'lp.amount_minor', 'e.created_at', 'e.id as entry_id'])
+      .where('e.transaction_id', '=', transactionId)
+      .orderBy('e.created_at')
+      .orderBy('e.id')
+      .execute();
+    return rows.map((r) => ({ kind: r.kind, purpose: r.purpose, accountId: r.account_id, currency: r.currency, amount: r.amount_minor }));
+  }
+
+  return { customerWithAccount, clabeAccount, balance, advance, eventTypes, postings };
+}
