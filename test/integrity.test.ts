@@ -346,6 +346,27 @@ describe('configuration and production mode', () => {
       expect((await app.inject({ method: 'GET', url: '/health' })).json()).toMatchObject({ status: 'ok', mode: 'production' });
       const spec = (await app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json() as { paths: Record<string, unknown> };
       expect(Object.keys(spec.paths).filter((p) => p.startsWith('/sandbox'))).toEqual([]);
+      // No made-up sandbox rates price real money: without a configured rate source, FX is 501.
+      const rates = await inject('GET', `${API_PREFIX}/exchange-rates?sourceCurrency=USD`);
+      expect(rates.statusCode).toBe(501);
+      expect(rates.json()).toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' });
+      const platformUsd = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=USD`)).json().data[0].id as string;
+      const platformMxn = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=MXN`)).json().data[0].id as string;
+      const quote = await inject('POST', `${API_PREFIX}/quotes`, {
+        source: { sourceType: 'ACCOUNT', accountId: platformUsd },
+        destination: { destinationType: 'ACCOUNT', accountId: platformMxn },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1000,
+      });
+      expect(quote.statusCode).toBe(501);
+      expect(quote.json().code).toBe('NOT_IMPLEMENTED');
+      const realtime = await inject('POST', `${API_PREFIX}/quotes`, {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
+        destination: { destinationType: 'ACCOUNT', accountId: platformMxn },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1000,
+      });
+      expect(realtime.statusCode).toBe(501);
     } finally {
       await app.close();
     }

@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { httpApi, paymentFixtures } from '../../../../../test/payments-fixtures.js';
@@ -291,5 +292,55 @@ describe('concurrency', () => {
     expect([a, b].find((r) => r.status === 409)!.body.code).toBe('QUOTE_ALREADY_EXECUTED');
     expect(await f.balance(accountId)).toBe(40_000);
     expect((await f.postings(quote.transactionId)).filter((r) => r.kind === 'QUOTE_EXECUTE' && r.purpose === 'CUSTOMER')).toHaveLength(1);
+  });
+});
+
+describe('quotes over HTTP for any amount and any pair of currency decimals (property)', () => {
+  // JPY has 0 decimals, USD 2, USDC 6, BTC 8.
+  const CURRENCIES = { JPY: 0, USD: 2, USDC: 6, BTC: 8 } as const;
+  type Code = keyof typeof CURRENCIES;
+
+  /** floor(amount × rate × 10^(to − from)) computed apart from the service, on the rate exactly as published. */
+  const convertDown = (amount: bigint, rate: number, from: Code, to: Code) =>
+    BigInt(new Decimal(amount.toString()).mul(new Decimal(String(rate))).mul(new Decimal(10).pow(CURRENCIES[to] - CURRENCIES[from])).floor().toFixed());
+
+  it('totals, fees and the published rate always agree, or the amount is refused as out of range', async () => {
+    const platformAccounts = new Map<string, string>();
+    for (const code of Object.keys(CURRENCIES)) {
+      platformAccounts.set(code, (await api(p, 'GET', `/platform/internal-accounts?currency=${code}`)).body.data[0].id);
+    }
+    const pair = fc.tuple(fc.constantFrom(...(Object.keys(CURRENCIES) as Code[])), fc.constantFrom(...(Object.keys(CURRENCIES) as Code[]))).filter(([a, b]) => a !== b);
+    let priced = 0;
+    const amount = fc.oneof(fc.integer({ min: 1, max: 1_000 }), fc.integer({ min: 1, max: 1_000_000_000 }), fc.constant(1_000_000_000_000));
+    await fc.assert(
+      fc.asyncProperty(pair, fc.constantFrom('SENDING', 'RECEIVING' as const), amount, async ([from, to], side, locked) => {
+        const res = await api(p, 'POST', '/quotes', quoteBody(platformAccounts.get(from)!, platformAccounts.get(to)!, side, locked));
+        if (res.status === 400) {
+          expect(res.body.code, res.text).toBe('AMOUNT_OUT_OF_RANGE');
+          return;
+        }
+        expect(res.status, res.text).toBe(201);
+        priced += 1;
+        const q = res.body;
+        const total = BigInt(q.totalSendingAmount);
+        const fees = BigInt(q.feesIncluded);
+        const principal = total - fees;
+        const platformFees = from === 'USD' ? platformFee(total) : 0n;
+        expect(fees).toBe(serviceFee(total) + platformFees);
+        expect(BigInt(q.platformFeesIncluded)).toBe(platformFees);
+        expect(principal).toBeGreaterThan(0n);
+        if (side === 'SENDING') {
+          expect(total).toBe(BigInt(locked));
+          expect(BigInt(q.totalReceivingAmount)).toBe(convertDown(principal, q.exchangeRate, from, to));
+        } else {
+          expect(BigInt(q.totalReceivingAmount)).toBe(BigInt(locked));
+          expect(convertDown(principal, q.exchangeRate, from, to)).toBeGreaterThanOrEqual(BigInt(locked));
+          expect(convertDown(principal - 1n, q.exchangeRate, from, to)).toBeLessThan(BigInt(locked));
+        }
+      }),
+      { numRuns: 80 },
+    );
+    // Most amounts are priceable; the property must not pass by refusing everything.
+    expect(priced).toBeGreaterThan(40);
   });
 });
