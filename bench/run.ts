@@ -15,7 +15,15 @@
  * as autocannon has connections: a `pg.Pool` of the server's size (20) on the same PostgreSQL
  * database, and for PGlite (whose data directory the server holds open) a separate file-backed
  * PGlite in a temporary directory with the project's migrations, driven through the project's
- * PGlitePool. See `RAW_FUND_SQL` and `RAW_TRANSFER_OUT_SQL` for exactly what the raw moves do.
+ * PGlitePool. See `RAW_FUND_SQL`, `RAW_TRANSFER_OUT_SQL` and `RAW_QUOTE_SQL` for exactly what the raw moves do.
+ *
+ * Quote scenarios (USD to MXN, to each customer's CLABE account, round-robin over the
+ * BENCH_SPREAD_ACCOUNTS accounts): `POST /quotes` creating a quote only, compared with `GET /livez`
+ * like the customer scenarios (the quotes it makes are then expired by advancing the platform clock
+ * past their TTL, and the bench waits for the expiry jobs, so they never run beside a later
+ * measurement); and "quote + execute", `POST /quotes` with immediatelyExecute (price, transaction,
+ * quote and the debit into transit in one request), compared with the same writes by hand in one SQL
+ * transaction like the money scenarios.
  *
  * Webhook scenarios: the server's in-process deliverer sending events to a loopback receiver in the
  * bench process that answers 200 at once, compared with that receiver's raw accept rate measured by
@@ -51,12 +59,15 @@ import { v7 as uuidv7 } from 'uuid';
 import { migrateToLatest, openDatabase } from '../packages/server/src/db/database.js';
 import { PGlitePool } from '../packages/server/src/db/pglite-pool.js';
 import type { Database, LedgerAccountsTable } from '../packages/server/src/db/schema.js';
-import { reconcile } from '../packages/server/src/ledger/ledger.js';
+import { Dec, quoteAmounts } from '../packages/server/src/fx/conversion.js';
+import { reconcile, type Posting } from '../packages/server/src/ledger/ledger.js';
+import { clabeCheckDigit } from '../packages/server/src/lib/account-numbers/clabe.js';
 import { newId } from '../packages/server/src/lib/ids.js';
 import { toJson } from '../packages/server/src/lib/json.js';
 import { internalAccountView } from '../packages/server/src/modules/accounts/service.js';
 import { transactionView } from '../packages/server/src/modules/transactions/service.js';
 import { fundingInstructionsFor } from '../packages/server/src/sandbox/funding-instructions.js';
+import { PAYOUT_SETTLEMENT_DELAY_MS, sandboxPayoutOutcome } from '../packages/server/src/sandbox/payout-outcomes.js';
 import { sandboxTransferOutcome } from '../packages/server/src/sandbox/transfer-outcomes.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
@@ -90,6 +101,10 @@ const SERVER_POOL_SIZE = 20;
 const PREFUND_MINOR = 10_000_000_000n;
 /** Settlement jobs left by a transfer-out scenario are awaited (up to this long) before the next measurement. */
 const SETTLEMENT_WAIT_MS = 90_000;
+/** What each quote sends (USD cents, the sending side locked), to an MXN CLABE account. */
+const QUOTE_SENDING_MINOR = 100n;
+/** QUOTE_TTL_SECONDS' maximum: advancing the platform clock this far (and a second) expires every quote made before. */
+const QUOTE_TTL_MAX_SECONDS = 300;
 
 const started = Date.now();
 function progress(line: string): void {
@@ -313,12 +328,13 @@ async function inParallel<T, R>(width: number, items: T[], work: (item: T, index
   return results;
 }
 
-/** A USD customer with its internal account and a registered US bank account that the sandbox rail settles. */
+/** A USD customer with its internal account, and a registered US bank account and MXN CLABE account that the sandbox rails settle. */
 interface MoneyAccount {
   customerId: string;
   platformCustomerId: string;
   accountId: string;
   externalAccountId: string;
+  clabeAccountId: string;
 }
 
 /** An account number the sandbox settles successfully: never ending in 002/003/004/005. */
@@ -329,8 +345,33 @@ function benchAccountNumber(index: number): string {
   return accountNumber;
 }
 
+/** A valid CLABE whose payout the sandbox completes after the default delay: its last three digits are 21x, never 002 to 007. */
+function benchClabe(index: number): string {
+  const first17 = `032180${String(index).padStart(9, '0')}21`;
+  const clabe = `${first17}${clabeCheckDigit(first17)}`;
+  const outcome = sandboxPayoutOutcome(clabe);
+  if (outcome.kind !== 'complete' || outcome.afterMs !== PAYOUT_SETTLEMENT_DELAY_MS) throw new Error(`bench CLABE ${clabe} would not complete in the sandbox`);
+  return clabe;
+}
+
+const BENCH_BENEFICIARY = { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench' };
+const BENCH_MX_BENEFICIARY = {
+  ...BENCH_BENEFICIARY,
+  birthDate: '1988-03-04',
+  nationality: 'MX',
+  address: { line1: 'Av. Reforma 1', city: 'CDMX', postalCode: '06600', country: 'MX' },
+};
+
+function usAccountInfo(index: number) {
+  return { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: benchAccountNumber(index), beneficiary: BENCH_BENEFICIARY };
+}
+
+function clabeAccountInfo(index: number) {
+  return { accountType: 'CLABE', clabeNumber: benchClabe(index), bankName: 'BBVA', beneficiary: BENCH_MX_BENEFICIARY };
+}
+
 async function createMoneyAccounts(label: string, server: Server): Promise<MoneyAccount[]> {
-  progress(`[${label}] money setup: ${SPREAD_ACCOUNTS} USD customers through the API, each with a US_ACCOUNT external account, funded with ${PREFUND_MINOR} minor units`);
+  progress(`[${label}] money setup: ${SPREAD_ACCOUNTS} USD customers through the API, each with a US_ACCOUNT and an MXN CLABE external account, funded with ${PREFUND_MINOR} minor units`);
   const tag = randomBytes(4).toString('hex');
   const accounts = await inParallel(8, Array.from({ length: SPREAD_ACCOUNTS }, (_, i) => i), async (i) => {
     checkInterrupted();
@@ -351,24 +392,32 @@ async function createMoneyAccounts(label: string, server: Server): Promise<Money
     const external = await call<{ id: string }>(server, label, {
       method: 'POST',
       path: '/customers/external-accounts',
-      body: {
-        customerId: customer.id,
-        currency: 'USD',
-        accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: benchAccountNumber(i), beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench' } },
-      },
+      body: { customerId: customer.id, currency: 'USD', accountInfo: usAccountInfo(i) },
+      expect: 201,
+    });
+    const clabe = await call<{ id: string }>(server, label, {
+      method: 'POST',
+      path: '/customers/external-accounts',
+      body: { customerId: customer.id, currency: 'MXN', accountInfo: clabeAccountInfo(i) },
       expect: 201,
     });
     await call(server, label, { method: 'POST', path: `/sandbox/internal-accounts/${account.id}/fund`, body: { amount: Number(PREFUND_MINOR) }, expect: 200 });
-    return { customerId: customer.id, platformCustomerId, accountId: account.id, externalAccountId: external.id };
+    return { customerId: customer.id, platformCustomerId, accountId: account.id, externalAccountId: external.id, clabeAccountId: clabe.id };
   });
   progress(`[${label}] money setup done`);
   return accounts;
 }
 
+/** The accounts in turn (spread), or always the first (hot). */
+function picker(accounts: MoneyAccount[], spread: boolean): () => MoneyAccount {
+  let sequence = 0;
+  return () => (spread ? accounts[sequence++ % accounts.length]! : accounts[0]!);
+}
+
 /** autocannon requests: all on accounts[0] (hot) or round-robin over every account (spread). */
 function moneyRequests(server: Server, spread: boolean, accounts: MoneyAccount[], build: (account: MoneyAccount) => { path: string; body: unknown }): autocannon.Options {
   const headers = { authorization: server.authorization, 'content-type': 'application/json' };
-  let sequence = 0;
+  const pick = picker(accounts, spread);
   return {
     url: server.base,
     requests: [
@@ -376,8 +425,7 @@ function moneyRequests(server: Server, spread: boolean, accounts: MoneyAccount[]
         method: 'POST',
         headers,
         setupRequest: (request) => {
-          const account = spread ? accounts[sequence++ % accounts.length]! : accounts[0]!;
-          const { path, body } = build(account);
+          const { path, body } = build(pick());
           return { ...request, path, body: JSON.stringify(body) };
         },
       },
@@ -400,8 +448,12 @@ interface RawPool {
 /** Where the raw moves happen: the platform and the accounts they move money between. */
 interface RawBook {
   platformId: string;
+  /** The platform's bookkeeping accounts (`LedgerAccount:`, no running balance), USD unless named. */
   external: string;
   transit: string;
+  fx: string;
+  fxMxn: string;
+  transitMxn: string;
   accounts: MoneyAccount[];
 }
 
@@ -441,30 +493,51 @@ const RAW_FUND_SQL = {
 /**
  * Raw transfer-out, as `transfers.transferOut` does it for an external destination the sandbox
  * settles: the conditional debit of the source (which also checks, in its WHERE, that the
- * destination is an undeleted external account of the same customer and currency), the PROCESSING
- * OUTGOING transaction, the entry with its two postings (TRANSIT keeps no running balance), the
- * settlement job, and the two events (OUTGOING_PAYMENT.PROCESSING, INTERNAL_ACCOUNT.BALANCE_UPDATED).
- * 7 round trips with BEGIN and COMMIT. Not done: reading the platform's currency limits (a constant here). The job row is
- * scheduled a year ahead so that on PostgreSQL, where the server shares the database, its job runner
- * leaves the raw rows alone: settlement is a later move, not part of this one.
+ * destination is an undeleted external account of the same customer, in the currency it receives),
+ * the PROCESSING OUTGOING transaction, the entry with its two postings (TRANSIT keeps no running
+ * balance), the settlement job, and the two events (OUTGOING_PAYMENT.PROCESSING,
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED). 7 round trips with BEGIN and COMMIT. Not done: reading the
+ * platform's currency limits (a constant here). The job row is scheduled a year ahead so that on
+ * PostgreSQL, where the server shares the database, its job runner leaves the raw rows alone:
+ * settlement is a later move, not part of this one. The quote execution reuses both statements.
  */
 const RAW_TRANSFER_OUT_SQL = {
   debitSource: `UPDATE ledger_accounts a SET total_minor = total_minor - $1, updated_at = $2
     WHERE a.id = $3 AND a.platform_id = $4 AND a.currency = $5 AND a.status = 'ACTIVE' AND a.purpose IN ('CUSTOMER', 'PLATFORM')
       AND (a.may_go_negative OR a.total_minor - a.held_minor - $1 >= 0)
       AND EXISTS (SELECT 1 FROM external_accounts e WHERE e.id = $6 AND e.platform_id = a.platform_id AND e.customer_id = a.customer_id
-                  AND e.currency = a.currency AND e.deleted_at IS NULL)
+                  AND e.currency = $7 AND e.deleted_at IS NULL)
     RETURNING a.*`,
-  job: `INSERT INTO jobs (id, platform_id, kind, payload, run_at, status, created_at, updated_at) VALUES ($1, $2, 'transfer.settle', $3, $4, 'PENDING', $5, $5)`,
+  job: `INSERT INTO jobs (id, platform_id, kind, payload, run_at, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, 'PENDING', $6, $6)`,
+};
+
+/**
+ * Raw quote + execute, as `quotes.create` with immediatelyExecute does it once priced (the raw move
+ * prices with the project's quoteAmounts at a constant rate, in memory): the conditional debit of
+ * the source toward the customer's MXN CLABE account, the quote row (already PROCESSING and
+ * executed), the OUTGOING transaction (PROCESSING, with its fees, rate and quote), the QUOTE_EXECUTE
+ * entry with its five postings (source −total, FX(USD) +principal, TRANSIT(USD) +fees, FX(MXN)
+ * −received, TRANSIT(MXN) +received; the bookkeeping accounts keep no running balance), the two
+ * events (OUTGOING_PAYMENT.PROCESSING, INTERNAL_ACCOUNT.BALANCE_UPDATED) and the `quote.settle` job
+ * (a year ahead, as the transfer-out's). 8 round trips with BEGIN and COMMIT. Not done: reading the
+ * source, destination, fee configuration and limits, and the separate status updates the service
+ * makes after inserting the PENDING quote and transaction.
+ */
+const RAW_QUOTE_SQL = {
+  quote: `INSERT INTO quotes (id, platform_id, customer_id, status, source_type, source_account_id, destination_account_id, sending_currency, receiving_currency,
+      locked_side, locked_amount, total_sending_minor, principal_minor, service_fees_minor, platform_fees_minor, total_receiving_minor, exchange_rate, mid_rate,
+      transaction_id, funding_reference, payment_instructions, source, destination, description, expires_at, executed_at, created_at, updated_at)
+    VALUES ($1, $2, $3, 'PROCESSING', 'ACCOUNT', $4, $5, $6, $7, 'SENDING', $8, $8, $9, $10, $11, $12, $13, $14, $15, NULL, NULL, $16, $17, NULL, $18, $19, $19, $19)`,
 };
 
 const RAW_COMMON_SQL = {
   transaction: `INSERT INTO transactions (id, platform_id, customer_id, type, direction, status, sender_account_id, receiver_account_id,
-      sent_minor, sent_currency, received_minor, received_currency, fees_minor, reference, description, failure_reason, settled_at, details, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, NULL, $13, NULL, $14, '{}', $15, $15)`,
-  entryWithPostings: `WITH entry AS (INSERT INTO ledger_entries (id, platform_id, kind, transaction_id, description, created_at) VALUES ($2, $3, $11, $12, $13, $7))
+      sent_minor, sent_currency, received_minor, received_currency, fees_minor, platform_fees_minor, exchange_rate, quote_id, reference, description, failure_reason, settled_at, details, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, NULL, $18, '{}', $19, $19)`,
+  /** The entry and its `count` postings in one statement: $1 to $6 the entry, then (id, account, currency, amount) per posting. */
+  entryWithPostings: (count: number) => `WITH entry AS (INSERT INTO ledger_entries (id, platform_id, kind, transaction_id, description, created_at) VALUES ($1, $2, $3, $4, $5, $6))
     INSERT INTO ledger_postings (id, entry_id, platform_id, account_id, currency, amount_minor, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7), ($8, $2, $3, $9, $5, $10, $7)`,
+    VALUES ${Array.from({ length: count }, (_, i) => `($${7 + 4 * i}, $1, $2, $${8 + 4 * i}, $${9 + 4 * i}, $${10 + 4 * i}, $6)`).join(', ')}`,
   events: `INSERT INTO events (id, platform_id, type, payload, body, next_attempt_at, created_at) VALUES ($1, $2, $3, $4::text::jsonb, $4::text, $5, $5), ($6, $2, $7, $8::text::jsonb, $8::text, $5, $5)`,
 };
 
@@ -502,16 +575,19 @@ function transactionRow(fields: Partial<TransactionRow> & Pick<TransactionRow, '
 async function insertMoveRows(
   client: RawClient,
   book: RawBook,
-  move: { transaction: TransactionRow; kind: string; postings: [string, bigint][]; events: [string, unknown][]; at: Date },
+  move: { transaction: TransactionRow; kind: string; postings: Posting[]; events: [string, unknown][]; at: Date },
 ): Promise<void> {
   const t = move.transaction;
   await client.query(RAW_COMMON_SQL.transaction, [
     t.id, t.platform_id, t.customer_id, t.type, t.direction, t.status, t.sender_account_id, t.receiver_account_id,
-    t.sent_minor, t.sent_currency, t.received_minor, t.received_currency, t.description, t.settled_at, move.at,
+    t.sent_minor, t.sent_currency, t.received_minor, t.received_currency, t.fees_minor, t.platform_fees_minor, t.exchange_rate, t.quote_id,
+    t.description, t.settled_at, move.at,
   ]);
   const entryId = newId('LedgerEntry');
-  const [[accountA, amountA], [accountB, amountB]] = move.postings as [[string, bigint], [string, bigint]];
-  await client.query(RAW_COMMON_SQL.entryWithPostings, [uuidv7(), entryId, book.platformId, accountA, 'USD', amountA, move.at, uuidv7(), accountB, amountB, move.kind, t.id, t.description]);
+  await client.query(RAW_COMMON_SQL.entryWithPostings(move.postings.length), [
+    entryId, book.platformId, move.kind, t.id, t.description, move.at,
+    ...move.postings.flatMap((p) => [uuidv7(), p.accountId, p.currency, p.amount]),
+  ]);
   const [first, second] = move.events.map(([type, data]) => ({ type, ...envelope(type, data, move.at) })) as [{ type: string; id: string; json: string }, { type: string; id: string; json: string }];
   await client.query(RAW_COMMON_SQL.events, [first.id, book.platformId, first.type, first.json, move.at, second.id, second.type, second.json]);
 }
@@ -551,7 +627,7 @@ async function rawFund(client: RawClient, book: RawBook, account: MoneyAccount, 
   await insertMoveRows(client, book, {
     transaction,
     kind: 'INCOMING_PAYMENT',
-    postings: [[book.external, -amount], [account.accountId, amount]],
+    postings: [{ accountId: book.external, currency: 'USD', amount: -amount }, { accountId: account.accountId, currency: 'USD', amount }],
     events: [['INCOMING_PAYMENT.COMPLETED', transactionView(transaction)], ['INTERNAL_ACCOUNT.BALANCE_UPDATED', internalAccountView(credited!)]],
     at,
   });
@@ -564,7 +640,7 @@ async function rawTransferOut(client: RawClient, book: RawBook, account: MoneyAc
   let debited: AccountRow | undefined;
   await inLockOrder([
     [account.accountId, async () => {
-      debited = (await client.query(RAW_TRANSFER_OUT_SQL.debitSource, [amount, at, account.accountId, book.platformId, 'USD', account.externalAccountId])).rows[0] as AccountRow | undefined;
+      debited = (await client.query(RAW_TRANSFER_OUT_SQL.debitSource, [amount, at, account.accountId, book.platformId, 'USD', account.externalAccountId, 'USD'])).rows[0] as AccountRow | undefined;
       if (!debited) throw new Error(`raw transfer-out: account ${account.accountId} was not debited`);
     }],
   ]);
@@ -589,12 +665,90 @@ async function rawTransferOut(client: RawClient, book: RawBook, account: MoneyAc
   await insertMoveRows(client, book, {
     transaction,
     kind: 'TRANSFER_OUT_DEBIT',
-    postings: [[account.accountId, -amount], [book.transit, amount]],
+    postings: [{ accountId: account.accountId, currency: 'USD', amount: -amount }, { accountId: book.transit, currency: 'USD', amount }],
     events: [['OUTGOING_PAYMENT.PROCESSING', transactionView(transaction)], ['INTERNAL_ACCOUNT.BALANCE_UPDATED', internalAccountView(debited!)]],
     at,
   });
-  const aYearAhead = new Date(at.getTime() + 365 * 24 * 3600 * 1000);
-  await client.query(RAW_TRANSFER_OUT_SQL.job, [newId('Job'), book.platformId, JSON.stringify({ transactionId: transaction.id, succeeds: true }), aYearAhead, at]);
+  await client.query(RAW_TRANSFER_OUT_SQL.job, [newId('Job'), book.platformId, 'transfer.settle', JSON.stringify({ transactionId: transaction.id, succeeds: true }), aYearAfter(at), at]);
+  await client.query('COMMIT', []);
+}
+
+function aYearAfter(at: Date): Date {
+  return new Date(at.getTime() + 365 * 24 * 3600 * 1000);
+}
+
+/** The raw quote's amounts: the project's own pricing arithmetic at a constant rate, the server's default service fee (10 bps). */
+const RAW_QUOTE = {
+  rate: '17.1',
+  mid: '17.2',
+  amounts: quoteAmounts({
+    lockedSide: 'SENDING',
+    lockedAmount: QUOTE_SENDING_MINOR,
+    rate: new Dec('17.1'),
+    sendingDecimals: 2,
+    receivingDecimals: 2,
+    serviceFee: { fixed: 0n, bps: 10 },
+    platformFee: { fixed: 0n, bps: 0 },
+  }),
+};
+
+async function rawQuoteExecute(client: RawClient, book: RawBook, account: MoneyAccount): Promise<void> {
+  const { amounts } = RAW_QUOTE;
+  const at = new Date();
+  await client.query('BEGIN', []);
+  let debited: AccountRow | undefined;
+  await inLockOrder([
+    [account.accountId, async () => {
+      debited = (await client.query(RAW_TRANSFER_OUT_SQL.debitSource, [amounts.totalSending, at, account.accountId, book.platformId, 'USD', account.clabeAccountId, 'MXN'])).rows[0] as AccountRow | undefined;
+      if (!debited) throw new Error(`raw quote: account ${account.accountId} was not debited`);
+    }],
+  ]);
+  const quoteId = newId('Quote');
+  const transaction = transactionRow(
+    {
+      id: newId('Transaction'),
+      platform_id: book.platformId,
+      customer_id: account.customerId,
+      platform_customer_id: account.platformCustomerId,
+      type: 'OUTGOING',
+      direction: 'DEBIT',
+      status: 'PROCESSING',
+      sender_account_id: account.accountId,
+      receiver_account_id: account.clabeAccountId,
+      sent_minor: amounts.totalSending,
+      sent_currency: 'USD',
+      received_minor: amounts.totalReceiving,
+      received_currency: 'MXN',
+      fees_minor: amounts.fees,
+      platform_fees_minor: amounts.platformFees,
+      exchange_rate: RAW_QUOTE.rate,
+      quote_id: quoteId,
+    },
+    at,
+  );
+  await client.query(RAW_QUOTE_SQL.quote, [
+    quoteId, book.platformId, account.customerId, account.accountId, account.clabeAccountId, 'USD', 'MXN',
+    amounts.totalSending, amounts.principal, amounts.serviceFees, amounts.platformFees, amounts.totalReceiving, RAW_QUOTE.rate, RAW_QUOTE.mid, transaction.id,
+    JSON.stringify({ sourceType: 'ACCOUNT', accountId: account.accountId, customerId: account.customerId }),
+    JSON.stringify({ destinationType: 'ACCOUNT', accountId: account.clabeAccountId }),
+    new Date(at.getTime() + QUOTE_TTL_MAX_SECONDS * 1000),
+    at,
+  ]);
+  await insertMoveRows(client, book, {
+    transaction,
+    kind: 'QUOTE_EXECUTE',
+    postings: [
+      { accountId: account.accountId, currency: 'USD', amount: -amounts.totalSending },
+      { accountId: book.fx, currency: 'USD', amount: amounts.principal },
+      ...(amounts.fees > 0n ? [{ accountId: book.transit, currency: 'USD', amount: amounts.fees }] : []),
+      { accountId: book.fxMxn, currency: 'MXN', amount: -amounts.totalReceiving },
+      { accountId: book.transitMxn, currency: 'MXN', amount: amounts.totalReceiving },
+    ],
+    events: [['OUTGOING_PAYMENT.PROCESSING', transactionView(transaction)], ['INTERNAL_ACCOUNT.BALANCE_UPDATED', internalAccountView(debited!)]],
+    at,
+  });
+  const outcome = { kind: 'complete', afterMs: PAYOUT_SETTLEMENT_DELAY_MS };
+  await client.query(RAW_TRANSFER_OUT_SQL.job, [newId('Job'), book.platformId, 'quote.settle', JSON.stringify({ quoteId, outcome }), aYearAfter(at), at]);
   await client.query('COMMIT', []);
 }
 
@@ -663,16 +817,29 @@ async function measureRaw(label: string, scenario: string, pool: RawPool, move: 
   return result;
 }
 
-/** The platform's EXTERNAL or TRANSIT account, created when missing, exactly as accounts.systemAccount does. */
-async function systemAccount(client: RawClient, platformId: string, purpose: 'EXTERNAL' | 'TRANSIT'): Promise<string> {
+/** The platform's EXTERNAL, TRANSIT or FX account in a currency, created when missing, exactly as accounts.systemAccount does. */
+async function systemAccount(client: RawClient, platformId: string, purpose: 'EXTERNAL' | 'TRANSIT' | 'FX', currency: 'USD' | 'MXN' = 'USD'): Promise<string> {
   const at = new Date();
   await client.query(
     `INSERT INTO ledger_accounts (id, platform_id, customer_id, purpose, account_type, currency, may_go_negative, created_at, updated_at)
-     VALUES ($1, $2, NULL, $3, NULL, 'USD', $4, $5, $5) ON CONFLICT DO NOTHING`,
-    [newId('LedgerAccount'), platformId, purpose, purpose === 'EXTERNAL', at],
+     VALUES ($1, $2, NULL, $3, NULL, $4, $5, $6, $6) ON CONFLICT DO NOTHING`,
+    [newId('LedgerAccount'), platformId, purpose, currency, purpose === 'EXTERNAL' || purpose === 'FX', at],
   );
-  const { rows } = await client.query(`SELECT id FROM ledger_accounts WHERE platform_id = $1 AND purpose = $2 AND currency = 'USD' AND customer_id IS NULL`, [platformId, purpose]);
+  const { rows } = await client.query(`SELECT id FROM ledger_accounts WHERE platform_id = $1 AND purpose = $2 AND currency = $3 AND customer_id IS NULL`, [platformId, purpose, currency]);
   return String(rows[0]!.id);
+}
+
+/** The raw moves' book: the platform's bookkeeping accounts, created up front when missing. */
+async function rawBook(client: RawClient, platformId: string, accounts: MoneyAccount[]): Promise<RawBook> {
+  return {
+    platformId,
+    external: await systemAccount(client, platformId, 'EXTERNAL'),
+    transit: await systemAccount(client, platformId, 'TRANSIT'),
+    fx: await systemAccount(client, platformId, 'FX'),
+    fxMxn: await systemAccount(client, platformId, 'FX', 'MXN'),
+    transitMxn: await systemAccount(client, platformId, 'TRANSIT', 'MXN'),
+    accounts,
+  };
 }
 
 /** PostgreSQL: a pool of the server's size on the server's own database, moving money between the accounts the API set up. */
@@ -695,9 +862,9 @@ async function openPostgresRaw(url: string, accounts: MoneyAccount[]): Promise<R
     try {
       const { rows } = await client.query<{ platform_id: string }>('SELECT platform_id FROM ledger_accounts WHERE id = $1', [accounts[0]!.accountId]);
       const platformId = rows[0]!.platform_id;
-      const book: RawBook = { platformId, external: await systemAccount(client, platformId, 'EXTERNAL'), transit: await systemAccount(client, platformId, 'TRANSIT'), accounts };
+      const book = await rawBook(client, platformId, accounts);
       const pendingSettlements = async () =>
-        Number((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'PENDING' AND kind = 'transfer.settle' AND run_at < now() + interval '1 day'`)).rows[0]!.n);
+        Number((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE status = 'PENDING' AND kind IN ('transfer.settle', 'quote.settle') AND run_at < now() + interval '1 day'`)).rows[0]!.n);
       return { pool, book, pendingSettlements, db, close };
     } finally {
       client.release();
@@ -739,6 +906,7 @@ async function openPgliteRaw(dir: string, count: number): Promise<RawTarget> {
           platformCustomerId: `bench-raw-${i}`,
           accountId: newId('InternalAccount'),
           externalAccountId: newId('ExternalAccount'),
+          clabeAccountId: newId('ExternalAccount'),
         };
         await client.query(
           `INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, kyc_status, currencies, email, uma_address, profile, created_at, updated_at)
@@ -751,23 +919,19 @@ async function openPgliteRaw(dir: string, count: number): Promise<RawTarget> {
            VALUES ($1, $2, $3, 'CUSTOMER', 'INTERNAL_FIAT', 'USD', false, $4, $5, $6, $6)`,
           [account.accountId, platformId, account.customerId, reference, JSON.stringify(fundingInstructionsFor('USD', reference, 'Bench Money')), at],
         );
-        const accountNumber = benchAccountNumber(i);
-        await client.query(
-          `INSERT INTO external_accounts (id, platform_id, customer_id, currency, account_type, account_info, fingerprint, status, created_at, updated_at)
-           VALUES ($1, $2, $3, 'USD', 'US_ACCOUNT', $4, $5, 'ACTIVE', $6, $6)`,
-          [
-            account.externalAccountId,
-            platformId,
-            account.customerId,
-            JSON.stringify({ accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Bench' } }),
-            `bench-${accountNumber}`,
-            at,
-          ],
-        );
+        const us = usAccountInfo(i);
+        const clabe = clabeAccountInfo(i);
+        for (const [id, currency, info, identifier] of [[account.externalAccountId, 'USD', us, us.accountNumber], [account.clabeAccountId, 'MXN', clabe, clabe.clabeNumber]] as const) {
+          await client.query(
+            `INSERT INTO external_accounts (id, platform_id, customer_id, currency, account_type, account_info, fingerprint, status, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 'ACTIVE', $8, $8)`,
+            [id, platformId, account.customerId, currency, info.accountType, JSON.stringify(info), `bench-${identifier}`, at],
+          );
+        }
         accounts.push(account);
       }
       await client.query('COMMIT', []);
-      const book: RawBook = { platformId, external: await systemAccount(client, platformId, 'EXTERNAL'), transit: await systemAccount(client, platformId, 'TRANSIT'), accounts };
+      const book = await rawBook(client, platformId, accounts);
       for (const account of accounts) await rawFund(client, book, account, PREFUND_MINOR);
       progress(`[PGlite] raw SQL: ${count} accounts ready`);
       return { pool, book, db, close };
@@ -783,7 +947,7 @@ async function openPgliteRaw(dir: string, count: number): Promise<RawTarget> {
 // ---------------------------------------------------------------------------------------------
 // Scenarios
 
-async function benchCustomers(label: string, server: Server): Promise<Row[]> {
+async function benchCustomers(label: string, server: Server, livez: Measurement): Promise<Row[]> {
   const json = { authorization: server.authorization, 'content-type': 'application/json' };
 
   // The customer the read scenario fetches.
@@ -793,8 +957,6 @@ async function benchCustomers(label: string, server: Server): Promise<Row[]> {
     body: { customerType: 'INDIVIDUAL', platformCustomerId: 'bench-read-target', fullName: 'Bench Reader', email: 'reader@example.com' },
     expect: 201,
   });
-
-  const ceiling = await measure(label, 'GET /livez (bare route)', SECONDS, { url: `${server.base}/livez` });
 
   const runTag = randomBytes(4).toString('hex');
   let sequence = 0;
@@ -823,11 +985,19 @@ async function benchCustomers(label: string, server: Server): Promise<Row[]> {
     headers: { authorization: server.authorization },
   });
 
-  return [ceiling, { ...create, ceiling }, { ...read, ceiling }];
+  return [{ ...create, ceiling: livez }, { ...read, ceiling: livez }];
 }
 
-/** Waits until the server's job runner has settled what a transfer-out scenario left behind. */
-async function awaitSettlements(label: string, scenario: string, pending: () => Promise<number>, notes: string[]): Promise<void> {
+/** How a wait for the server's job runner is reported: what it waited for, in what state, and what the jobs did. */
+interface Backlog {
+  items: string;
+  left: string;
+  done: string;
+}
+const SETTLEMENTS: Backlog = { items: 'transfers', left: 'unsettled', done: 'settled' };
+
+/** Waits until the server's job runner has settled (or otherwise worked off) what a scenario left behind. */
+async function awaitSettlements(label: string, scenario: string, pending: () => Promise<number>, notes: string[], what: Backlog = SETTLEMENTS): Promise<void> {
   const begun = Date.now();
   const initial = await pending();
   let left = initial;
@@ -837,13 +1007,13 @@ async function awaitSettlements(label: string, scenario: string, pending: () => 
   }
   const seconds = ((Date.now() - begun) / 1000).toFixed(1);
   const line = left > 0
-    ? `${label} ${scenario}: ${left} of ${initial} transfers were still unsettled after ${seconds} s; the next scenario ran beside their settlement.`
-    : `${label} ${scenario}: ${initial} transfers were still unsettled when the run ended; the server's job runner settled them in ${seconds} s.`;
+    ? `${label} ${scenario}: ${left} of ${initial} ${what.items} were still ${what.left} after ${seconds} s; the next scenario ran beside them.`
+    : `${label} ${scenario}: ${initial} ${what.items} were still ${what.left} when the run ended; the server's job runner ${what.done} them in ${seconds} s.`;
   progress(`[${label}] ${line.slice(label.length + 1)}`);
   notes.push(line);
 }
 
-async function benchMoney(label: string, server: Server, openRaw: (accounts: MoneyAccount[]) => Promise<RawTarget>, notes: string[]): Promise<Row[]> {
+async function benchMoney(label: string, server: Server, livez: Measurement, openRaw: (accounts: MoneyAccount[]) => Promise<RawTarget>, notes: string[]): Promise<Row[]> {
   const accounts = await createMoneyAccounts(label, server);
   const raw = await openRaw(accounts);
   try {
@@ -863,14 +1033,14 @@ async function benchMoney(label: string, server: Server, openRaw: (accounts: Mon
         const api = await measure(label, scenario, MONEY_SECONDS, options);
         if (move === 'transfer-out') await awaitSettlements(label, scenario, pendingSettlements, notes);
 
-        let sequence = 0;
-        const pick = () => (spread ? raw.book.accounts[sequence++ % raw.book.accounts.length]! : raw.book.accounts[0]!);
+        const pick = picker(raw.book.accounts, spread);
         const ceiling = await measureRaw(label, `raw SQL ${scenario}`, raw.pool, (client) =>
           move === 'fund' ? rawFund(client, raw.book, pick(), 1n) : rawTransferOut(client, raw.book, pick(), 1n),
         );
         rows.push({ ...api, ceiling }, ceiling);
       }
     }
+    rows.push(...(await benchQuotes(label, server, livez, accounts, raw, pendingSettlements, notes)));
     if (!stopping) {
       // The raw moves must be real moves: every entry balances, every balance equals its postings.
       const where = raw.pendingSettlements ? "the server's database (API and raw moves)" : 'the raw-SQL database';
@@ -887,8 +1057,59 @@ async function benchMoney(label: string, server: Server, openRaw: (accounts: Mon
   }
 }
 
+/**
+ * Quotes USD to MXN, to each customer's CLABE account, round-robin over the accounts: creating one
+ * (compared with the bare route), then creating and executing in one request (compared with the
+ * same writes by hand, see RAW_QUOTE_SQL). The quotes the first scenario leaves PENDING are expired
+ * before the next measurement, by advancing the platform clock past their TTL, and the payouts the
+ * second leaves are settled, so neither one's jobs run beside a later scenario.
+ */
+async function benchQuotes(
+  label: string,
+  server: Server,
+  livez: Measurement,
+  accounts: MoneyAccount[],
+  raw: RawTarget,
+  pendingSettlements: () => Promise<number>,
+  notes: string[],
+): Promise<Row[]> {
+  const quote = (account: MoneyAccount, immediatelyExecute: boolean) => ({
+    path: `${API}/quotes`,
+    body: {
+      source: { sourceType: 'ACCOUNT', accountId: account.accountId },
+      destination: { destinationType: 'ACCOUNT', accountId: account.clabeAccountId },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: Number(QUOTE_SENDING_MINOR),
+      ...(immediatelyExecute ? { immediatelyExecute: true } : {}),
+    },
+  });
+
+  const createScenario = `POST ${API}/quotes (create)`;
+  const create = await measure(label, createScenario, SECONDS, moneyRequests(server, true, accounts, (account) => quote(account, false)));
+  await call(server, label, { method: 'POST', path: '/sandbox/clock/advance', body: { seconds: QUOTE_TTL_MAX_SECONDS + 1 }, expect: 200 });
+  const pendingQuotes = async () => (await call<{ totalCount: number }>(server, label, { method: 'GET', path: '/transactions?status=PENDING&type=OUTGOING&limit=1', expect: 200 })).totalCount;
+  await awaitSettlements(label, createScenario, pendingQuotes, notes, {
+    items: 'quotes',
+    left: `PENDING (the platform clock then moved ${QUOTE_TTL_MAX_SECONDS + 1} s ahead, past their TTL)`,
+    done: 'expired',
+  });
+
+  const scenario = `quote + execute (spread over ${accounts.length})`;
+  const api = await measure(label, scenario, MONEY_SECONDS, moneyRequests(server, true, accounts, (account) => quote(account, true)));
+  await awaitSettlements(label, scenario, pendingSettlements, notes, { ...SETTLEMENTS, items: 'quote payouts' });
+  const pick = picker(raw.book.accounts, true);
+  const ceiling = await measureRaw(label, `raw SQL ${scenario}`, raw.pool, (client) => rawQuoteExecute(client, raw.book, pick()));
+  return [{ ...create, ceiling: livez }, { ...api, ceiling }, ceiling];
+}
+
 async function benchServer(label: string, server: Server, openRaw: (accounts: MoneyAccount[]) => Promise<RawTarget>, notes: string[]): Promise<Row[]> {
-  return [...(await benchCustomers(label, server)), ...(await benchMoney(label, server, openRaw, notes)), ...(await benchWebhooks(label, server, notes))];
+  const livez = await measure(label, 'GET /livez (bare route)', SECONDS, { url: `${server.base}/livez` });
+  return [
+    livez,
+    ...(await benchCustomers(label, server, livez)),
+    ...(await benchMoney(label, server, livez, openRaw, notes)),
+    ...(await benchWebhooks(label, server, notes)),
+  ];
 }
 
 /**
@@ -964,13 +1185,15 @@ async function benchWebhooks(label: string, server: Server, notes: string[]): Pr
       return { ...result, ceiling };
     };
 
-    // Live: events made by fundings while the deliverer sends them.
+    // Live: events made by fundings while the deliverer sends them. Their timestamps are the
+    // platform's clock, which the quote scenarios moved ahead: its offset brings them back to real time.
+    const { offsetSeconds } = await call<{ offsetSeconds: number }>(server, label, { method: 'GET', path: '/sandbox/clock', expect: 200 });
     const expected = fundings * 2;
     progress(`[${label}] webhook delivery (live): ${fundings} fundings from ${CONNECTIONS} clients, ${expected} events`);
     const liveFrom = Date.now();
     await fund();
     const live = await arrived(liveFrom, expected, false);
-    const liveRow = row(`webhook delivery, live (${expected} events)`, live, liveFrom, live.map((a) => a.at - a.createdAt), expected);
+    const liveRow = row(`webhook delivery, live (${expected} events)`, live, liveFrom, live.map((a) => a.at - (a.createdAt - offsetSeconds * 1000)), expected);
 
     // Backlog: events made while refused (each tried once), then all made due at once.
     progress(`[${label}] webhook delivery (backlog): ${expected} events refused with Retry-After, then released`);
@@ -1105,7 +1328,8 @@ async function main(): Promise<void> {
     `${CONNECTIONS} connections; ${SECONDS} s per customer scenario and ${MONEY_SECONDS} s per money scenario, each after a ${WARMUP_SECONDS} s warm-up. The server runs as a child process (\`npx tsx packages/server/src/main.ts\`, LOG_LEVEL=warn, sandbox mode, pool of ${SERVER_POOL_SIZE} on PostgreSQL); autocannon runs in the bench process on the same machine.`,
     '',
     '- Customer scenarios are compared with the bare `GET /livez` route on the same server (HTTP, routing and serialization; no auth, no database).',
-    `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 6 round trips for funding and 7 for transfer-out, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` in bench/run.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
+    `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 6 round trips for funding, 7 for transfer-out and 8 for quote + execute, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` / \`RAW_QUOTE_SQL\` in bench/run.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
+    `- Quote scenarios: \`POST ${API}/quotes\` from each customer's USD account to its MXN CLABE account (which the sandbox pays out after 2 s), ${QUOTE_SENDING_MINOR} cents with the sending side locked, round-robin over the ${SPREAD_ACCOUNTS} accounts. "create" makes a PENDING quote (priced, with its transaction and expiry job) and is compared with \`GET /livez\`; the bench then advances the platform clock past the quotes' TTL and waits for their expiry jobs before the next measurement. "quote + execute" sets immediatelyExecute (priced, transaction and quote created, the source debited into transit through the FX accounts, the payout job scheduled) and is compared with those writes by hand (\`RAW_QUOTE_SQL\`: debit, quote, transaction, the five-posting entry, two events, the job); the server settles its payouts 2 s later, awaited before the next measurement, as for transfer-out.`,
     '- Every funding also debits the platform\'s single EXTERNAL account and every transfer-out credits its single TRANSIT account, so "spread" moves still share one hot row; the raw moves do too.',
     '- During a transfer-out scenario the server\'s job runner also settles the transfers made 2 s earlier (TRANSIT to EXTERNAL, in the same database); the raw moves schedule their settlement job a year ahead, so their ceiling is the request\'s own transaction only. The bench waits for the settlement backlog to drain before measuring the next scenario.',
     '- Ratio: req/s of the scenario divided by req/s of its ceiling. API latencies are whole milliseconds (autocannon\'s resolution); raw SQL latencies are per transaction, timed like a closed-loop client\'s: from the end of the loop\'s previous transaction to COMMIT answered, so waiting for the connection (on PGlite, the only one) counts, as a queued HTTP request\'s does.',
