@@ -174,8 +174,11 @@ export function createQuoteService(deps: {
     return externalAccounts.findAny(executor, platformId, accountId);
   }
 
-  /** Debits the sender into transit and starts the payout: the move every execution path shares. */
-  async function startPayout(ctx: TxContext, q: QuoteRow): Promise<QuoteRow> {
+  /**
+   * Debits the sender into transit and schedules the payout's settlement: the move every execution
+   * path shares. The quote and its transaction are already PROCESSING (updated, or created so).
+   */
+  async function startPayout(ctx: TxContext, q: QuoteRow, transaction: TransactionView, external: ExternalRow | undefined): Promise<void> {
     const { accounts: moved } = await postEntry(ctx.tx, {
       platformId: ctx.platformId,
       kind: 'QUOTE_EXECUTE',
@@ -183,7 +186,6 @@ export function createQuoteService(deps: {
       postings: await executionPostings(ctx, q, 1n),
       at: ctx.now,
     });
-    const external = await loadExternal(ctx.tx, ctx.platformId, q.destination_account_id);
     const outcome = payoutOutcome(q, external);
     await scheduleJob(ctx.tx, {
       platformId: ctx.platformId,
@@ -192,9 +194,14 @@ export function createQuoteService(deps: {
       runAt: new Date(ctx.now.getTime() + outcome.afterMs),
       at: ctx.now,
     });
+    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'OUTGOING_PAYMENT.PROCESSING', data: transaction }, ...balanceEvents(moved)]);
+  }
+
+  /** Executes a PENDING quote the caller has locked. */
+  async function executeLocked(ctx: TxContext, q: QuoteRow): Promise<QuoteRow> {
     const updated = await setQuoteStatus(ctx, q.id, 'PROCESSING', true);
     const transaction = await transactions.setStatus(ctx.tx, ctx.platformId, q.transaction_id, { status: 'PROCESSING', at: ctx.now });
-    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'OUTGOING_PAYMENT.PROCESSING', data: transaction }, ...balanceEvents(moved)]);
+    await startPayout(ctx, updated, transaction, await loadExternal(ctx.tx, ctx.platformId, q.destination_account_id));
     return updated;
   }
 
@@ -213,7 +220,7 @@ export function createQuoteService(deps: {
     if (q.source_type !== 'ACCOUNT') {
       throw new AppError(400, 'INVALID_INPUT', 'A real-time funded quote executes when its funds arrive (follow its paymentInstructions)', { quoteId });
     }
-    return quoteView(await startPayout(ctx, q));
+    return quoteView(await executeLocked(ctx, q));
   }
 
   async function resolveSource(
@@ -305,13 +312,16 @@ export function createQuoteService(deps: {
 
     const quoteId = newId('Quote');
     const realtime = request.source.sourceType === 'REALTIME_FUNDING';
+    // Executed at creation: both rows are born PROCESSING (a real-time funded quote waits for its money).
+    const executeNow = request.immediatelyExecute === true && !realtime;
+    const status = executeNow ? 'PROCESSING' : 'PENDING';
     const reference = realtime ? `MNQ${quoteId.slice(-12).replace(/-/g, '').toUpperCase()}` : null;
     const instructions = reference ? fundingInstructionsFor(source.currency, reference, source.payerName ?? 'Moneta Sandbox') : null;
     const transaction = await transactions.create(ctx.tx, {
       platformId: ctx.platformId,
       customerId: source.customerId,
       type: 'OUTGOING',
-      status: 'PENDING',
+      status,
       senderAccountId: source.account?.id ?? null,
       receiverAccountId: request.destination.accountId,
       sent: { amount: amounts.totalSending, currency: source.currency },
@@ -326,13 +336,13 @@ export function createQuoteService(deps: {
       at: ctx.now,
     });
     const expiresAt = new Date(ctx.now.getTime() + deps.quoteTtlSeconds * 1000);
-    let row = await ctx.tx
+    const row = await ctx.tx
       .insertInto('quotes')
       .values({
         id: quoteId,
         platform_id: ctx.platformId,
         customer_id: source.customerId,
-        status: 'PENDING',
+        status,
         source_type: realtime ? 'REALTIME_FUNDING' : 'ACCOUNT',
         source_account_id: source.account?.id ?? null,
         destination_account_id: request.destination.accountId,
@@ -354,14 +364,15 @@ export function createQuoteService(deps: {
         destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId: request.destination.accountId }),
         description: request.description ?? null,
         expires_at: expiresAt,
+        executed_at: executeNow ? ctx.now : null,
         created_at: ctx.now,
         updated_at: ctx.now,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
 
-    if (request.immediatelyExecute && !realtime) {
-      row = await startPayout(ctx, row);
+    if (executeNow) {
+      await startPayout(ctx, row, transaction, destination.external);
     } else {
       await scheduleJob(ctx.tx, { platformId: ctx.platformId, kind: EXPIRE_JOB, payload: { quoteId }, runAt: expiresAt, at: ctx.now });
     }
@@ -516,7 +527,7 @@ export function createQuoteService(deps: {
         // The wrong amount is bounced back to the sender: the quote fails and nothing is booked.
         return recordFailure(ctx, q, { failureReason: 'FUNDING_AMOUNT_MISMATCH', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' }, [], true);
       }
-      await startPayout(ctx, q);
+      await executeLocked(ctx, q);
       return transactions.load(ctx.tx, ctx.platformId, q.transaction_id);
     },
 

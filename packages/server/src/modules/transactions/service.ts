@@ -1,5 +1,5 @@
-import { sql, type Selectable } from 'kysely';
-import type { Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import type { Database, Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
 import type { TxContext } from '../../http/idempotency.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
 import { notFound } from '../../lib/errors.js';
@@ -127,6 +127,10 @@ function selectTransactions(executor: Executor) {
     .select('c.platform_customer_id');
 }
 
+/** RETURNING's column for the customer's platform id, so a written row comes back as a full view in one round trip. */
+const withPlatformCustomerId = (eb: ExpressionBuilder<Database, 'transactions'>) =>
+  eb.selectFrom('customers').select('platform_customer_id').whereRef('customers.id', '=', 'transactions.customer_id').as('platform_customer_id');
+
 export type TransactionService = ReturnType<typeof createTransactionService>;
 
 export function createTransactionService({ db }: { db: Db }) {
@@ -169,19 +173,19 @@ export function createTransactionService({ db }: { db: Db }) {
           updated_at: input.at,
         })
         .returningAll()
-        .returning((eb) => eb.selectFrom('customers').select('platform_customer_id').whereRef('customers.id', '=', 'transactions.customer_id').as('platform_customer_id'))
+        .returning(withPlatformCustomerId)
         .executeTakeFirstOrThrow();
       return transactionView(row);
     },
 
-    /** Moves a transaction to a final or new status; returns the updated view. */
+    /** Moves a transaction to a final or new status; returns the updated view (one round trip). */
     async setStatus(
       tx: Tx,
       platformId: string,
       transactionId: string,
       change: { status: string; at: Date; failureReason?: string; settled?: boolean; details?: Partial<TransactionDetails> },
     ): Promise<TransactionView> {
-      await tx
+      const row = await tx
         .updateTable('transactions')
         .set({
           status: change.status,
@@ -192,21 +196,25 @@ export function createTransactionService({ db }: { db: Db }) {
         })
         .where('platform_id', '=', platformId)
         .where('id', '=', transactionId)
-        .execute();
-      return load(tx, platformId, transactionId);
+        .returningAll()
+        .returning(withPlatformCustomerId)
+        .executeTakeFirst();
+      if (!row) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
+      return transactionView(row);
     },
 
     /** Records when the platform delivered the receipt to its customer (again: the newer time wins). */
     async confirmReceipt(ctx: TxContext, transactionId: string, at: Date): Promise<TransactionView> {
-      const updated = await ctx.tx
+      const row = await ctx.tx
         .updateTable('transactions')
         .set({ receipt_delivery_confirmed_at: at, updated_at: ctx.now })
         .where('platform_id', '=', ctx.platformId)
         .where('id', '=', transactionId)
-        .returning('id')
+        .returningAll()
+        .returning(withPlatformCustomerId)
         .executeTakeFirst();
-      if (!updated) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
-      return load(ctx.tx, ctx.platformId, transactionId);
+      if (!row) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
+      return transactionView(row);
     },
 
     async lockRow(tx: Tx, platformId: string, transactionId: string) {
