@@ -64,6 +64,14 @@ export function internalAccountView(row: AccountRow): InternalAccountView {
   };
 }
 
+type SystemPurpose = Exclude<LedgerPurpose, 'CUSTOMER' | 'PLATFORM'>;
+const SYSTEM_PURPOSES: SystemPurpose[] = ['EXTERNAL', 'TRANSIT', 'FEES', 'FX'];
+
+/** EXTERNAL (what the outside world sent in) and FX (the desk pays out one currency for another) run negative. */
+function systemAccountMayGoNegative(purpose: SystemPurpose): boolean {
+  return purpose === 'EXTERNAL' || purpose === 'FX';
+}
+
 export type AccountService = ReturnType<typeof createAccountService>;
 
 export function createAccountService({ db }: { db: Db }) {
@@ -115,6 +123,27 @@ export function createAccountService({ db }: { db: Db }) {
       for (const currency of CURRENCY_CODES) {
         if (!have.has(currency)) await insertInternal(executor, { platformId, customerId: null, currency, holderName, at });
       }
+      // The bookkeeping accounts too, up front: created lazily, two first payments that need the
+      // same two accounts in opposite orders (USD->MXN and MXN->USD) could deadlock on creating them.
+      await executor
+        .insertInto('ledger_accounts')
+        .values(
+          SYSTEM_PURPOSES.flatMap((purpose) =>
+            CURRENCY_CODES.map((currency) => ({
+              id: newId('LedgerAccount'),
+              platform_id: platformId,
+              customer_id: null,
+              purpose,
+              account_type: null,
+              currency,
+              may_go_negative: systemAccountMayGoNegative(purpose),
+              created_at: at,
+              updated_at: at,
+            })),
+          ),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     },
 
     /**
@@ -123,7 +152,7 @@ export function createAccountService({ db }: { db: Db }) {
      * way out, FEES for the service's fees earned, FX for the conversion desk (it takes in one
      * currency and pays out another, so it may go negative too). Created on first use.
      */
-    async systemAccount(tx: Tx, platformId: string, purpose: Exclude<LedgerPurpose, 'CUSTOMER' | 'PLATFORM'>, currency: string, at: Date): Promise<string> {
+    async systemAccount(tx: Tx, platformId: string, purpose: SystemPurpose, currency: string, at: Date): Promise<string> {
       const cacheKey = `${platformId}|${purpose}|${currency}`;
       const known = systemAccountIds.get(cacheKey);
       if (known) return known;
@@ -136,7 +165,7 @@ export function createAccountService({ db }: { db: Db }) {
           purpose,
           account_type: null,
           currency,
-          may_go_negative: purpose === 'EXTERNAL' || purpose === 'FX',
+          may_go_negative: systemAccountMayGoNegative(purpose),
           created_at: at,
           updated_at: at,
         })

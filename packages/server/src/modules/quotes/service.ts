@@ -164,7 +164,8 @@ export function createQuoteService(deps: {
     return postings;
   }
 
-  function payoutOutcome(q: QuoteRow, external: ExternalRow | undefined): PayoutOutcome {
+  /** A payout to an internal account completes at once; the sandbox rail decides the rest. */
+  function payoutOutcome(external: ExternalRow | undefined): PayoutOutcome {
     if (!external) return { kind: 'complete', afterMs: 0 };
     return sandboxPayoutOutcome(sandboxIdentifier(external));
   }
@@ -186,7 +187,7 @@ export function createQuoteService(deps: {
       postings: await executionPostings(ctx, q, 1n),
       at: ctx.now,
     });
-    const outcome = payoutOutcome(q, external);
+    const outcome = payoutOutcome(external);
     await scheduleJob(ctx.tx, {
       platformId: ctx.platformId,
       kind: SETTLE_JOB,
