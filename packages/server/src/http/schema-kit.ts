@@ -64,6 +64,14 @@ export const errorResponses = {
  */
 export const MinorUnits = Type.Unsafe<bigint>({ type: 'integer', format: 'int64' });
 
+/**
+ * An amount a client sends, in the smallest unit. JSON numbers are exact only up to 2^53 − 1, so a
+ * larger one is refused (400) rather than silently rounded by the parser.
+ */
+export function RequestAmount(options: { minimum?: number; description?: string } = {}) {
+  return Type.Integer({ format: 'int64', maximum: Number.MAX_SAFE_INTEGER, ...options });
+}
+
 /** The 202 body of the signed-retry flow. */
 export const SignedRequestChallenge = Type.Object({
   payloadToSign: Type.String(),

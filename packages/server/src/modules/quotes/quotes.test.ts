@@ -246,6 +246,16 @@ describe('refusals move nothing', () => {
     expect(expectErrorShape(bad).code).toBe('INVALID_INPUT');
     const fields = (bad.body.details.errors as { field: string }[]).map((e) => e.field);
     expect(fields).toEqual(expect.arrayContaining(['source.accountId', 'destination.destinationType', 'destination.accountId', 'lockedCurrencySide', 'lockedCurrencyAmount']));
+
+    // 2^53 + 1 cannot travel exactly as a JSON number: refused, not rounded.
+    const huge = await t.api(
+      p,
+      'POST',
+      '/quotes',
+      '{"source":{"sourceType":"ACCOUNT","accountId":"InternalAccount:01a20061-044a-7399-9737-e82f3a74e590"},"destination":{"destinationType":"ACCOUNT","accountId":"ExternalAccount:01a20061-044a-7399-9737-e82f3a74e590"},"lockedCurrencySide":"SENDING","lockedCurrencyAmount":9007199254740993}',
+    );
+    expect(huge.status).toBe(400);
+    expect(huge.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['lockedCurrencyAmount']);
   });
 
   it('same currency, another customer’s account, fees above the amount: clear codes', async () => {

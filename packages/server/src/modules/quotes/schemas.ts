@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { Id, MinorUnits, Timestamp } from '../../http/schema-kit.js';
+import { Id, MinorUnits, RequestAmount, Timestamp } from '../../http/schema-kit.js';
 import { CurrencySchema, FundingInstruction } from '../accounts/schemas.js';
 
 const CurrencyCode = Type.String({ enum: [...CURRENCY_CODES] });
@@ -42,7 +42,7 @@ export const QuoteRequest = Type.Object(
     source: QuoteSource,
     destination: QuoteDestination,
     lockedCurrencySide: Type.String({ enum: ['SENDING', 'RECEIVING'] }),
-    lockedCurrencyAmount: Type.Integer({ format: 'int64', description: 'Smallest unit of the locked side’s currency' }),
+    lockedCurrencyAmount: RequestAmount({ description: 'Smallest unit of the locked side’s currency' }),
     immediatelyExecute: Type.Optional(Type.Boolean()),
     description: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
@@ -79,7 +79,7 @@ export const SandboxSendRequest = Type.Object(
   {
     quoteId: Id('Quote'),
     currencyCode: CurrencyCode,
-    currencyAmount: Type.Optional(Type.Integer({ format: 'int64', minimum: 1, description: 'Defaults to the quote’s totalSendingAmount' })),
+    currencyAmount: Type.Optional(RequestAmount({ minimum: 1, description: 'Defaults to the quote’s totalSendingAmount' })),
   },
   { additionalProperties: false },
 );

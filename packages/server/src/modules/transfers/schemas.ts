@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
+import { RequestAmount } from '../../http/schema-kit.js';
 
 const AccountReference = Type.Object({ accountId: Type.String({ pattern: '^(InternalAccount|ExternalAccount):[0-9a-f-]{36}$' }) }, { additionalProperties: false });
 
 /** `amount` is only typed here: a non-positive amount is INVALID_AMOUNT and a limit breach AMOUNT_OUT_OF_RANGE. */
-const Amount = Type.Integer({ format: 'int64', description: 'Smallest unit of the accounts’ currency' });
+const Amount = RequestAmount({ description: 'Smallest unit of the accounts’ currency' });
 
 export const TransferOutRequest = Type.Object(
   {
