@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -312,6 +312,21 @@ describe('configuration and production mode', () => {
     expect(() => loadConfig({ MONETA_MODE: 'production', DATABASE_URL: 'postgres://db.internal/moneta', MONETA_ENCRYPTION_KEY: 'too-short' })).toThrow(/32 bytes/);
   });
 
+  it('FX_RATES_FILE must be a JSON object of known currencies to positive decimals per USD', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'moneta-rates-'));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    expect(loadConfig({ FX_RATES_FILE: file('ok.json', '{"USD":"1","MXN":"17.5","BTC":0.0000105}') }).fxRates).toEqual({ USD: '1', MXN: '17.5', BTC: '0.0000105' });
+    expect(() => loadConfig({ FX_RATES_FILE: join(dir, 'missing.json') })).toThrow(/could not be read/);
+    expect(() => loadConfig({ FX_RATES_FILE: file('list.json', '["USD"]') })).toThrow(/JSON object/);
+    expect(() => loadConfig({ FX_RATES_FILE: file('unknown.json', '{"XYZ":"1"}') })).toThrow(/unknown currency XYZ/);
+    expect(() => loadConfig({ FX_RATES_FILE: file('zero.json', '{"MXN":"0"}') })).toThrow(/positive decimal/);
+    expect(() => loadConfig({ FX_RATES_FILE: file('text.json', '{"MXN":"about 17"}') })).toThrow(/positive decimal/);
+    expect(() => loadConfig({ FX_RATES_FILE: file('usd.json', '{"USD":"2"}') })).toThrow(/USD must be 1/);
+  });
+
   it('production mode loads with both set', () => {
     const config = loadConfig({ MONETA_MODE: 'production', DATABASE_URL: 'postgres://db.internal/moneta', MONETA_ENCRYPTION_KEY: ENCRYPTION_KEY });
     expect(config.mode).toBe('production');
@@ -322,13 +337,14 @@ describe('configuration and production mode', () => {
   });
 
   it('an app in production mode has no sandbox routes, while the sandbox serves them', async () => {
-    const config = loadConfig({
+    const productionEnv = {
       MONETA_MODE: 'production',
       DATABASE_URL: 'postgres://unused.invalid/moneta',
       MONETA_ENCRYPTION_KEY: ENCRYPTION_KEY,
       LOG_LEVEL: 'silent',
       PUBLIC_URL: 'http://moneta.test',
-    });
+    };
+    const config = loadConfig(productionEnv);
     const { app, services } = await buildApp({ config, db: t.database.db, databaseKind: t.database.kind });
     try {
       await app.ready();
@@ -369,6 +385,36 @@ describe('configuration and production mode', () => {
       expect(realtime.statusCode).toBe(501);
     } finally {
       await app.close();
+    }
+
+    // With the operator's own rates (FX_RATES_FILE), production prices and quotes between internal accounts.
+    const ratesFile = join(mkdtempSync(join(tmpdir(), 'moneta-rates-')), 'rates.json');
+    writeFileSync(ratesFile, JSON.stringify({ USD: '1', MXN: '18.25', EUR: 0.9 }));
+    const priced = await buildApp({ config: loadConfig({ ...productionEnv, FX_RATES_FILE: ratesFile, FX_SPREAD_BPS: '0' }), db: t.database.db, databaseKind: t.database.kind });
+    try {
+      await priced.app.ready();
+      const token = await priced.services.tokens.insertToken(t.database.db, { platformId: t.platform.id, name: 'prod-rates', permissions: ['MANAGE'], now: new Date() });
+      const authorization = basic(token.clientId, token.clientSecret!);
+      const inject = (method: 'GET' | 'POST', url: string, body?: unknown) =>
+        priced.app.inject({ method, url, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+      const rates = (await inject('GET', `${API_PREFIX}/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN`)).json();
+      expect(rates.data).toHaveLength(1);
+      expect(rates.data[0].exchangeRate).toBe(18.25);
+      const usd = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=USD`)).json().data[0].id as string;
+      const mxn = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=MXN`)).json().data[0].id as string;
+      const quote = await inject('POST', `${API_PREFIX}/quotes`, {
+        source: { sourceType: 'ACCOUNT', accountId: usd },
+        destination: { destinationType: 'ACCOUNT', accountId: mxn },
+        lockedCurrencySide: 'RECEIVING',
+        lockedCurrencyAmount: 18_250,
+      });
+      expect(quote.statusCode, quote.body).toBe(201);
+      expect(quote.json()).toMatchObject({ exchangeRate: 18.25, totalReceivingAmount: 18_250, status: 'PENDING' });
+      const gbp = await inject('GET', `${API_PREFIX}/exchange-rates?sourceCurrency=USD&destinationCurrency=GBP`);
+      expect(gbp.statusCode).toBe(400);
+      expect(gbp.json().code).toBe('INVALID_CURRENCY');
+    } finally {
+      await priced.app.close();
     }
 
     const sandbox = await t.api(t.platform, 'POST', `${API_PREFIX}/sandbox/clock/advance`, { seconds: 60 });

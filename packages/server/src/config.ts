@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CURRENCY_CODES } from './lib/currencies.js';
 
 export type Mode = 'sandbox' | 'production';
 
@@ -31,6 +33,8 @@ export interface Config {
   fxSpreadBps: number;
   /** How long a fetched exchange rate is reused (the spec's "about 5 minutes"). */
   rateCacheSeconds: number;
+  /** The operator's own mid rates (units of each currency per USD), from FX_RATES_FILE; they replace the sandbox's. */
+  fxRates: Record<string, string> | undefined;
 }
 
 export const API_VERSION = '2025-10-13';
@@ -78,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceFeeBps: intSetting(env, 'SERVICE_FEE_BPS', 10, 0, 1000),
     fxSpreadBps: intSetting(env, 'FX_SPREAD_BPS', 50, 0, 1000),
     rateCacheSeconds: intSetting(env, 'RATE_CACHE_SECONDS', 300, 1, 3600),
+    fxRates: env.FX_RATES_FILE ? readRatesFile(env.FX_RATES_FILE) : undefined,
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (a lease must outlive the attempt it covers)');
@@ -101,6 +106,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (config.encryptionKey !== undefined) parseEncryptionKey(config.encryptionKey);
   return config;
+}
+
+/** `{"USD": "1", "EUR": "0.92", ...}`: units of each currency per US dollar, as decimal strings (or numbers). */
+function readRatesFile(path: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`FX_RATES_FILE ${path} could not be read as JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError('FX_RATES_FILE must hold a JSON object of currency code to rate per USD');
+  const rates: Record<string, string> = {};
+  for (const [code, value] of Object.entries(parsed)) {
+    const text = typeof value === 'number' ? String(value) : value;
+    if (!CURRENCY_CODES.includes(code)) throw new ConfigError(`FX_RATES_FILE: unknown currency ${code} (known: ${CURRENCY_CODES.join(', ')})`);
+    if (typeof text !== 'string' || !/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(text) || /^0(\.0+)?$/.test(text)) {
+      throw new ConfigError(`FX_RATES_FILE: ${code} must be a positive decimal (units per USD), got ${JSON.stringify(value)}`);
+    }
+    rates[code] = text;
+  }
+  if (rates.USD !== undefined && rates.USD !== '1') throw new ConfigError('FX_RATES_FILE: rates are per US dollar, so USD must be 1');
+  return rates;
 }
 
 export function parseEncryptionKey(raw: string): Buffer {

@@ -18,7 +18,7 @@ import { createJobRunner } from './jobs/jobs.js';
 import { createSigningKeys } from './events/signing-keys.js';
 import { createWebhookDeliverer } from './events/delivery.js';
 import { createWebhookService } from './modules/webhooks/service.js';
-import { cachedRateSource, createSandboxRateSource } from './fx/rate-source.js';
+import { cachedRateSource, createSandboxRateSource, createTableRateSource } from './fx/rate-source.js';
 import { unconfiguredRateSource } from './fx/unconfigured-rate-source.js';
 import { createPricing } from './fx/pricing.js';
 import { createExchangeRateService } from './modules/exchange-rates/service.js';
@@ -66,7 +66,11 @@ export function createServices({ config, db, clock: givenClock, encryptionKey }:
   const jobs = createJobRunner({ db, clock });
   const transfers = createTransferService({ accounts, externalAccounts, transactions, platforms, jobs, sandbox });
   transfers.registerJobs();
-  const rates = sandbox ? cachedRateSource(createSandboxRateSource({ spreadBps: config.fxSpreadBps }), { ttlMs: config.rateCacheSeconds * 1000 }) : unconfiguredRateSource;
+  const rates = config.fxRates
+    ? createTableRateSource({ name: 'operator table', usdRates: config.fxRates, spreadBps: config.fxSpreadBps })
+    : sandbox
+      ? cachedRateSource(createSandboxRateSource({ spreadBps: config.fxSpreadBps }), { ttlMs: config.rateCacheSeconds * 1000 })
+      : unconfiguredRateSource;
   const pricing = createPricing({ rates, platforms, serviceFeeBps: config.serviceFeeBps });
   const exchangeRates = createExchangeRateService({ db, pricing, platforms, clock });
   const quotes = createQuoteService({ db, accounts, externalAccounts, transactions, platforms, pricing, jobs, sandbox, quoteTtlSeconds: config.quoteTtlSeconds });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CURRENCY_CODES } from '../lib/currencies.js';
 import { AppError } from '../lib/errors.js';
 import { Dec } from './conversion.js';
-import { cachedRateSource, createSandboxRateSource, type MarketRate, type RateSource } from './rate-source.js';
+import { cachedRateSource, createSandboxRateSource, createTableRateSource, type MarketRate, type RateSource } from './rate-source.js';
 
 const WINDOW = 300_000;
 const at = new Date('2025-06-01T12:01:40Z'); // 100 s into a 5-minute window
@@ -141,5 +141,20 @@ describe('cached rate source', () => {
     expect(inner.calls).toBe(10_001);
     await cached.rate('USD', 'EUR', new Date(0)); // oldest: evicted
     expect(inner.calls).toBe(10_002);
+  });
+});
+
+describe('table rate source (an operator’s own rates)', () => {
+  it('crosses the table through the dollar with no wobble, stamped with when it was loaded', async () => {
+    const loadedAt = new Date('2026-01-01T00:00:00Z');
+    const source = createTableRateSource({ name: 'operator table', usdRates: { USD: '1', MXN: '18', EUR: '0.9' }, spreadBps: 100, loadedAt });
+    const early = await source.rate('EUR', 'MXN', new Date('2026-03-01T00:00:00Z'));
+    const late = await source.rate('EUR', 'MXN', new Date('2026-09-01T00:00:00Z'));
+    expect(early.mid.toString()).toBe('20');
+    expect(early.rate.toString()).toBe('19.8');
+    expect(late).toEqual(early);
+    expect(early.updatedAt).toEqual(loadedAt);
+    await expect(source.rate('USD', 'GBP', loadedAt)).rejects.toMatchObject({ status: 400, code: 'INVALID_CURRENCY' });
+    expect(() => createTableRateSource({ name: 'bad', usdRates: { MXN: '-1' }, spreadBps: 0 })).toThrow(RangeError);
   });
 });

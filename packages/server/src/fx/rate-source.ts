@@ -49,12 +49,6 @@ const USD_MID: Record<string, string> = {
 const MAX_WOBBLE = new Dec('0.005');
 const HASH_RANGE = new Dec(2 ** 48 - 1);
 
-function usdMid(code: string): Decimal {
-  const mid = currencyOf(code) ? USD_MID[code] : undefined;
-  if (mid === undefined) throw new AppError(400, 'INVALID_CURRENCY', `No exchange rate is available for ${code}`, { currency: code });
-  return new Dec(mid);
-}
-
 /** A fraction in [−0.005, +0.005] that only the pair and the window decide. */
 function wobble(pair: string, windowStart: number): Decimal {
   const digest = createHash('sha256').update(`${pair}|${windowStart}`).digest();
@@ -63,29 +57,60 @@ function wobble(pair: string, windowStart: number): Decimal {
 }
 
 /**
- * Sandbox rates: fixed mid rates against the dollar, crossed through it, moved by a deterministic
- * wobble per pair and window, so every process quotes the same rate for the same moment.
+ * Rates from a table of mid rates against the dollar (units of each currency per USD), crossed
+ * through it, less the spread. With `wobble`, each pair moves by a deterministic ±0.5% per window
+ * (the sandbox: every process quotes the same rate for the same moment); without, the table is the
+ * market (an operator's own rates) and `updatedAt` is when it was loaded.
  */
-export function createSandboxRateSource(options: { spreadBps: number; windowMs?: number }): RateSource {
-  const windowMs = options.windowMs ?? 300_000;
+export function createTableRateSource(options: {
+  name: string;
+  usdRates: Readonly<Record<string, string>>;
+  spreadBps: number;
+  wobble?: { windowMs: number };
+  loadedAt?: Date;
+}): RateSource {
   if (!Number.isInteger(options.spreadBps) || options.spreadBps < 0 || options.spreadBps >= 10_000) throw new RangeError('spreadBps must be an integer in 0..9999');
-  if (!Number.isInteger(windowMs) || windowMs <= 0) throw new RangeError('windowMs must be a positive integer');
+  const windowMs = options.wobble?.windowMs;
+  if (windowMs !== undefined && (!Number.isInteger(windowMs) || windowMs <= 0)) throw new RangeError('windowMs must be a positive integer');
   const keep = new Dec(1).minus(new Dec(options.spreadBps).div(10_000));
+  const table = new Map<string, Decimal>();
+  for (const [code, value] of Object.entries(options.usdRates)) {
+    let rate: Decimal | undefined;
+    try {
+      rate = new Dec(value);
+    } catch {
+      rate = undefined;
+    }
+    if (!currencyOf(code) || !rate || !rate.isFinite() || rate.lte(0)) throw new RangeError(`${code}: "${value}" is not a positive rate of a known currency`);
+    table.set(code, rate);
+  }
+  const loadedAt = options.loadedAt ?? new Date();
+
+  function usdMid(code: string): Decimal {
+    const mid = table.get(code);
+    if (mid === undefined) throw new AppError(400, 'INVALID_CURRENCY', `No exchange rate is available for ${code}`, { currency: code });
+    return mid;
+  }
 
   return {
-    name: 'sandbox',
-    windowMs,
+    name: options.name,
+    ...(windowMs !== undefined ? { windowMs } : {}),
     async rate(sendingCurrency, receivingCurrency, at) {
       const base = usdMid(receivingCurrency).div(usdMid(sendingCurrency));
-      const windowStart = Math.floor(at.getTime() / windowMs) * windowMs;
-      const updatedAt = new Date(windowStart);
+      const windowStart = windowMs === undefined ? undefined : Math.floor(at.getTime() / windowMs) * windowMs;
+      const updatedAt = windowStart === undefined ? loadedAt : new Date(windowStart);
       if (sendingCurrency === receivingCurrency) return { sendingCurrency, receivingCurrency, mid: new Dec(1), rate: new Dec(1), updatedAt };
-      const pair = `${sendingCurrency}/${receivingCurrency}`;
-      const mid = base.times(wobble(pair, windowStart).plus(1)).toSignificantDigits(SIGNIFICANT_DIGITS, Dec.ROUND_HALF_EVEN);
+      const moved = windowStart === undefined ? base : base.times(wobble(`${sendingCurrency}/${receivingCurrency}`, windowStart).plus(1));
+      const mid = moved.toSignificantDigits(SIGNIFICANT_DIGITS, Dec.ROUND_HALF_EVEN);
       const rate = mid.times(keep).toSignificantDigits(SIGNIFICANT_DIGITS, Dec.ROUND_DOWN);
       return { sendingCurrency, receivingCurrency, mid, rate, updatedAt };
     },
   };
+}
+
+/** Sandbox rates: the built-in table, moved by the deterministic wobble per pair and window. */
+export function createSandboxRateSource(options: { spreadBps: number; windowMs?: number }): RateSource {
+  return createTableRateSource({ name: 'sandbox', usdRates: USD_MID, spreadBps: options.spreadBps, wobble: { windowMs: options.windowMs ?? 300_000 } });
 }
 
 const MAX_CACHED = 10_000;
