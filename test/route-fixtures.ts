@@ -187,11 +187,21 @@ export function validBody(route: RouteEntry, ids: Ids, fixtureHint = 'valid-body
 /** Creates one resource of each id type for `platform`; returns id type -> id. */
 export async function createOneOfEach(t: TestApp, platform: TestPlatform, label: string): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
-  async function create(what: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiResponse> {
+  async function create(what: string, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<ApiResponse> {
     const res = await t.api(platform, method, path, body);
     if (res.status >= 300) throw new Error(`${what} for ${label}: ${method} ${path} answered ${res.status} ${res.text}`);
     return res;
   }
+  // Fuzzed PATCH /config bodies may have left a currency or direction disabled: enable what the fixtures use.
+  await create('enabling the fixtures’ currencies', 'PATCH', '/config', {
+    supportedCurrencies: ['USD', 'MXN'].map((currencyCode) => ({
+      currencyCode,
+      minAmount: 1,
+      maxAmount: 1_000_000_000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
+    })),
+  });
   const customer = await create('creating a customer', 'POST', '/customers', {
     customerType: 'INDIVIDUAL',
     platformCustomerId: `${label}-customer`,
