@@ -58,6 +58,9 @@ export const errorResponses = {
   500: ErrorBody,
 };
 
+/** Routes that need a rail or a rate source production may not have: they answer 501 there. */
+export const errorResponsesWithoutRail = { ...errorResponses, 501: ErrorBody };
+
 /**
  * An amount in a currency's smallest unit: `bigint` in TypeScript, a JSON integer on the wire
  * (never a float, never a string).

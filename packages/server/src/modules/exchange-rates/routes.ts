@@ -1,5 +1,5 @@
 import type { ApiApp } from '../../http/types.js';
-import { errorResponses } from '../../http/schema-kit.js';
+import { errorResponses, errorResponsesWithoutRail } from '../../http/schema-kit.js';
 import { ExchangeRateList, ExchangeRateQuery } from './schemas.js';
 import type { ExchangeRateService } from './service.js';
 
@@ -13,7 +13,7 @@ export function registerExchangeRateRoutes(app: ApiApp, { exchangeRates }: { exc
         tags,
         summary: 'Indicative exchange rates and fees for every corridor the platform can send on',
         querystring: ExchangeRateQuery,
-        response: { 200: ExchangeRateList, ...errorResponses },
+        response: { 200: ExchangeRateList, ...errorResponsesWithoutRail },
       },
     },
     (req) => exchangeRates.list(req.auth!.platformId, req.query),

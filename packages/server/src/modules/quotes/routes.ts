@@ -1,7 +1,7 @@
 import type { ApiApp } from '../../http/types.js';
 import type { RunIdempotent } from '../../http/idempotency.js';
 import type { Clock } from '../../lib/clock.js';
-import { errorResponses } from '../../http/schema-kit.js';
+import { errorResponses, errorResponsesWithoutRail } from '../../http/schema-kit.js';
 import { Transaction } from '../transactions/schemas.js';
 import { Quote, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
 import type { QuoteService } from './service.js';
@@ -18,7 +18,7 @@ export function registerQuoteRoutes(app: ApiApp, { quotes, clock, idempotent }: 
         description:
           'The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in.',
         body: QuoteRequest,
-        response: { 201: Quote, ...errorResponses },
+        response: { 201: Quote, ...errorResponsesWithoutRail },
       },
     },
     (req, reply) => idempotent(req, reply, 201, (ctx) => quotes.create(ctx, req.body)),

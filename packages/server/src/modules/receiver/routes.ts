@@ -1,5 +1,5 @@
 import type { ApiApp } from '../../http/types.js';
-import { errorResponses } from '../../http/schema-kit.js';
+import { errorResponses, errorResponsesWithoutRail } from '../../http/schema-kit.js';
 import { ReceiverAccountParams, ReceiverExternalAccountLookup, ReceiverLookupQuery } from './schemas.js';
 import type { ReceiverService } from './service.js';
 
@@ -12,7 +12,7 @@ export function registerReceiverRoutes(app: ApiApp, { receiver }: { receiver: Re
         summary: 'What an external account accepts: its currency, an estimated rate from the sender, limits, required payer data',
         params: ReceiverAccountParams,
         querystring: ReceiverLookupQuery,
-        response: { 200: ReceiverExternalAccountLookup, ...errorResponses },
+        response: { 200: ReceiverExternalAccountLookup, ...errorResponsesWithoutRail },
       },
     },
     (req) => receiver.lookupExternalAccount(req.auth!.platformId, req.params.accountId, req.query),
