@@ -72,6 +72,20 @@ function systemAccountMayGoNegative(purpose: SystemPurpose): boolean {
   return purpose === 'EXTERNAL' || purpose === 'FX';
 }
 
+function systemAccountRow(platformId: string, purpose: SystemPurpose, currency: string, at: Date) {
+  return {
+    id: newId('LedgerAccount'),
+    platform_id: platformId,
+    customer_id: null,
+    purpose,
+    account_type: null,
+    currency,
+    may_go_negative: systemAccountMayGoNegative(purpose),
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 export type AccountService = ReturnType<typeof createAccountService>;
 
 export function createAccountService({ db }: { db: Db }) {
@@ -128,19 +142,7 @@ export function createAccountService({ db }: { db: Db }) {
       await executor
         .insertInto('ledger_accounts')
         .values(
-          SYSTEM_PURPOSES.flatMap((purpose) =>
-            CURRENCY_CODES.map((currency) => ({
-              id: newId('LedgerAccount'),
-              platform_id: platformId,
-              customer_id: null,
-              purpose,
-              account_type: null,
-              currency,
-              may_go_negative: systemAccountMayGoNegative(purpose),
-              created_at: at,
-              updated_at: at,
-            })),
-          ),
+          SYSTEM_PURPOSES.flatMap((purpose) => CURRENCY_CODES.map((currency) => systemAccountRow(platformId, purpose, currency, at))),
         )
         .onConflict((oc) => oc.doNothing())
         .execute();
@@ -158,17 +160,7 @@ export function createAccountService({ db }: { db: Db }) {
       if (known) return known;
       const created = await tx
         .insertInto('ledger_accounts')
-        .values({
-          id: newId('LedgerAccount'),
-          platform_id: platformId,
-          customer_id: null,
-          purpose,
-          account_type: null,
-          currency,
-          may_go_negative: systemAccountMayGoNegative(purpose),
-          created_at: at,
-          updated_at: at,
-        })
+        .values(systemAccountRow(platformId, purpose, currency, at))
         .onConflict((oc) => oc.doNothing())
         .returning('id')
         .executeTakeFirst();

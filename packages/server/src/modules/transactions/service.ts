@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable, type UpdateObject } from 'kysely';
 import type { Database, Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
 import type { TxContext } from '../../http/idempotency.js';
 import { paginate, type PageParams } from '../../http/pagination.js';
@@ -131,6 +131,20 @@ function selectTransactions(executor: Executor) {
 const withPlatformCustomerId = (eb: ExpressionBuilder<Database, 'transactions'>) =>
   eb.selectFrom('customers').select('platform_customer_id').whereRef('customers.id', '=', 'transactions.customer_id').as('platform_customer_id');
 
+/** Changes one transaction of the platform and returns its view, in one round trip (404 when there is none). */
+async function update(tx: Tx, platformId: string, transactionId: string, set: UpdateObject<Database, 'transactions'>): Promise<TransactionView> {
+  const row = await tx
+    .updateTable('transactions')
+    .set(set)
+    .where('platform_id', '=', platformId)
+    .where('id', '=', transactionId)
+    .returningAll()
+    .returning(withPlatformCustomerId)
+    .executeTakeFirst();
+  if (!row) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
+  return transactionView(row);
+}
+
 export type TransactionService = ReturnType<typeof createTransactionService>;
 
 export function createTransactionService({ db }: { db: Db }) {
@@ -185,36 +199,18 @@ export function createTransactionService({ db }: { db: Db }) {
       transactionId: string,
       change: { status: string; at: Date; failureReason?: string; settled?: boolean; details?: Partial<TransactionDetails> },
     ): Promise<TransactionView> {
-      const row = await tx
-        .updateTable('transactions')
-        .set({
-          status: change.status,
-          updated_at: change.at,
-          ...(change.failureReason ? { failure_reason: change.failureReason } : {}),
-          ...(change.settled ? { settled_at: change.at } : {}),
-          ...(change.details ? { details: sql`details || ${JSON.stringify(change.details)}::jsonb` } : {}),
-        })
-        .where('platform_id', '=', platformId)
-        .where('id', '=', transactionId)
-        .returningAll()
-        .returning(withPlatformCustomerId)
-        .executeTakeFirst();
-      if (!row) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
-      return transactionView(row);
+      return update(tx, platformId, transactionId, {
+        status: change.status,
+        updated_at: change.at,
+        ...(change.failureReason ? { failure_reason: change.failureReason } : {}),
+        ...(change.settled ? { settled_at: change.at } : {}),
+        ...(change.details ? { details: sql`details || ${JSON.stringify(change.details)}::jsonb` } : {}),
+      });
     },
 
-    /** Records when the platform delivered the receipt to its customer (again: the newer time wins). */
+    /** Records when the platform delivered the receipt to its customer; a second call replaces it. */
     async confirmReceipt(ctx: TxContext, transactionId: string, at: Date): Promise<TransactionView> {
-      const row = await ctx.tx
-        .updateTable('transactions')
-        .set({ receipt_delivery_confirmed_at: at, updated_at: ctx.now })
-        .where('platform_id', '=', ctx.platformId)
-        .where('id', '=', transactionId)
-        .returningAll()
-        .returning(withPlatformCustomerId)
-        .executeTakeFirst();
-      if (!row) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
-      return transactionView(row);
+      return update(ctx.tx, ctx.platformId, transactionId, { receipt_delivery_confirmed_at: at, updated_at: ctx.now });
     },
 
     async lockRow(tx: Tx, platformId: string, transactionId: string) {
