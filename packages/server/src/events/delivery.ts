@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import pLimit from 'p-limit';
 import { Agent } from 'undici';
 import type { Db, EventsTable } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
@@ -72,11 +73,18 @@ export function createWebhookDeliverer(deps: {
   timeoutMs?: number;
   leaseMs?: number;
   batchSize?: number;
+  /** How many requests are in flight at once; a batch can be larger, since it costs two statements to record. */
+  concurrency?: number;
 }) {
   const { db, clock, keys } = deps;
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const leaseMs = deps.leaseMs ?? timeoutMs + 20_000;
-  const batchSize = deps.batchSize ?? 16;
+  const concurrency = deps.concurrency ?? 16;
+  const limit = pLimit(concurrency);
+  // A batch goes out in waves of `concurrency`; every wave must fit in the lease (with room to spare),
+  // or another worker could take an event this one has not sent yet.
+  const waves = Math.max(1, Math.floor(leaseMs / (2 * timeoutMs)));
+  const batchSize = Math.min(deps.batchSize ?? 64, concurrency * waves);
 
   async function claim(): Promise<EventRow[]> {
     const realNow = clock.realNow();
@@ -202,15 +210,17 @@ export function createWebhookDeliverer(deps: {
       const batch = await claim();
       if (batch.length === 0) break;
       const sent = await Promise.all(
-        batch.map(async (event) => {
-          try {
-            const attempt = await send(event);
-            return attempt ? { event, attempt } : undefined;
-          } catch (error) {
-            poller.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed');
-            return undefined;
-          }
-        }),
+        batch.map((event) =>
+          limit(async () => {
+            try {
+              const attempt = await send(event);
+              return attempt ? { event, attempt } : undefined;
+            } catch (error) {
+              poller.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed');
+              return undefined;
+            }
+          }),
+        ),
       );
       const attempts = sent.filter((r): r is { event: EventRow; attempt: AttemptResult } => r !== undefined);
       const statuses = await record(attempts);
