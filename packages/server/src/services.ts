@@ -73,10 +73,10 @@ export function createServices({ config, db, clock: givenClock, encryptionKey }:
       : unconfiguredRateSource;
   const pricing = createPricing({ rates, platforms, serviceFeeBps: config.serviceFeeBps });
   const exchangeRates = createExchangeRateService({ db, pricing, platforms, clock });
-  const quotes = createQuoteService({ db, accounts, externalAccounts, transactions, platforms, pricing, jobs, sandbox, quoteTtlSeconds: config.quoteTtlSeconds });
+  const quotes = createQuoteService({ db, accounts, customers, externalAccounts, transactions, platforms, pricing, jobs, sandbox, quoteTtlSeconds: config.quoteTtlSeconds });
   quotes.registerJobs();
   const transactionActions = createTransactionActions({ transactions, quotes, transfers });
-  const receiver = createReceiverService({ db, externalAccounts, platforms, rates, clock });
+  const receiver = createReceiverService({ db, customers, externalAccounts, platforms, rates, clock });
   return {
     sandbox,
     clock,

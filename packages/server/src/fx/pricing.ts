@@ -1,7 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { Executor } from '../db/schema.js';
-import { currencyOf, type Currency } from '../lib/currencies.js';
-import { AppError } from '../lib/errors.js';
+import { requireCurrency } from '../lib/currencies.js';
 import type { PlatformService } from '../modules/platforms/service.js';
 import { convertUp, quoteAmounts, type FeeSchedule, type LockedSide, type QuoteAmounts } from './conversion.js';
 import type { RateSource } from './rate-source.js';
@@ -43,19 +42,13 @@ export interface PriceInput {
 
 export type Pricing = ReturnType<typeof createPricing>;
 
-function currency(code: string): Currency {
-  const found = currencyOf(code);
-  if (!found) throw new AppError(400, 'INVALID_CURRENCY', `Unknown currency ${code}`, { currency: code });
-  return found;
-}
-
 /** The one place a conversion is priced: exchange-rate listings and quotes both come here. */
 export function createPricing(deps: PricingDeps) {
   const { rates, platforms } = deps;
 
   async function terms(executor: Executor, platformId: string, input: Pick<PriceInput, 'sendingCurrency' | 'receivingCurrency' | 'at'>): Promise<PricingTerms> {
-    const sending = currency(input.sendingCurrency);
-    currency(input.receivingCurrency);
+    const sending = requireCurrency(input.sendingCurrency);
+    requireCurrency(input.receivingCurrency);
     const market = await rates.rate(input.sendingCurrency, input.receivingCurrency, input.at);
     const config = (await platforms.feeConfigs(executor, platformId)).find(
       (f) => f.feeType === 'CROSS_CURRENCY_TRANSACTION' && f.sourceCurrency === input.sendingCurrency,
@@ -66,7 +59,7 @@ export function createPricing(deps: PricingDeps) {
       if (config.fixedFee.currency !== input.sendingCurrency && fixed > 0n) {
         // At the mid rate and rounded up: the platform gets at least the fee it set, and no spread.
         const feeRate = await rates.rate(config.fixedFee.currency, input.sendingCurrency, input.at);
-        fixed = convertUp(fixed, feeRate.mid, currency(config.fixedFee.currency).decimals, sending.decimals);
+        fixed = convertUp(fixed, feeRate.mid, requireCurrency(config.fixedFee.currency).decimals, sending.decimals);
       }
       platformFee = { fixed, bps: config.variableFeeBps };
     }
@@ -84,8 +77,8 @@ export function createPricing(deps: PricingDeps) {
         lockedSide: input.lockedSide,
         lockedAmount: input.lockedAmount,
         rate: t.rate,
-        sendingDecimals: currency(input.sendingCurrency).decimals,
-        receivingDecimals: currency(input.receivingCurrency).decimals,
+        sendingDecimals: requireCurrency(input.sendingCurrency).decimals,
+        receivingDecimals: requireCurrency(input.receivingCurrency).decimals,
         serviceFee: t.serviceFee,
         platformFee: t.platformFee,
       });

@@ -1,3 +1,5 @@
+import { AppError } from './errors.js';
+
 /** A currency the service can hold or move; amounts are integers in units of 10^-decimals. */
 export interface Currency {
   code: string;
@@ -28,6 +30,13 @@ export const CURRENCY_CODES: readonly string[] = LIST.map((c) => c.code);
 
 export function currencyOf(code: string): Currency | undefined {
   return CURRENCIES.get(code);
+}
+
+/** The currency of a code, or 400 INVALID_CURRENCY (a code read back from storage is always known). */
+export function requireCurrency(code: string): Currency {
+  const found = CURRENCIES.get(code);
+  if (!found) throw new AppError(400, 'INVALID_CURRENCY', `Unknown currency ${code}`, { currency: code });
+  return found;
 }
 
 const CRYPTO_CODES = new Set(['USDC', 'USDB', 'BTC']);

@@ -1,4 +1,4 @@
-import { currencyOf, type Currency } from './currencies.js';
+import { requireCurrency, type Currency } from './currencies.js';
 
 /** The spec's currency-amount object: an integer in the smallest unit, with its currency. */
 export interface CurrencyAmount {
@@ -7,7 +7,5 @@ export interface CurrencyAmount {
 }
 
 export function currencyAmount(amount: bigint, code: string): CurrencyAmount {
-  const currency = currencyOf(code);
-  if (!currency) throw new Error(`unknown currency ${code}`);
-  return { amount, currency };
+  return { amount, currency: requireCurrency(code) };
 }

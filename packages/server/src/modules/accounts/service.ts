@@ -86,6 +86,11 @@ function systemAccountRow(platformId: string, purpose: SystemPurpose, currency: 
   };
 }
 
+/** An INTERNAL_ACCOUNT.BALANCE_UPDATED event for every internal account an entry moved, from the rows it returned. */
+export function balanceUpdatedEvents(moved: Selectable<LedgerAccountsTable>[]): { type: string; data: InternalAccountView }[] {
+  return moved.map((row) => ({ type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: internalAccountView(row) }));
+}
+
 export type AccountService = ReturnType<typeof createAccountService>;
 
 export function createAccountService({ db }: { db: Db }) {

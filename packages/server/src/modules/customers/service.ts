@@ -210,6 +210,13 @@ export function createCustomerService({
       return view;
     },
 
+    /** A customer of the platform that has not been deleted, by id or by UMA address. */
+    async findActive(executor: Executor, platformId: string, by: { id: string } | { umaAddress: string }): Promise<CustomerRow | undefined> {
+      let query = executor.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+      query = 'id' in by ? query.where('id', '=', by.id) : query.where('uma_address', '=', by.umaAddress);
+      return query.executeTakeFirst();
+    },
+
     async get(platformId: string, customerId: string): Promise<CustomerView> {
       const row = await db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
       if (!row) throw notFound('USER_NOT_FOUND', 'Customer');

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/schema.js';
 import type { Pricing } from '../../fx/pricing.js';
 import type { Clock } from '../../lib/clock.js';
-import { CURRENCY_CODES, currencyOf, type Currency } from '../../lib/currencies.js';
+import { CURRENCY_CODES, requireCurrency, type Currency } from '../../lib/currencies.js';
 import { AppError } from '../../lib/errors.js';
 import type { PlatformService } from '../platforms/service.js';
 import { DEFAULT_SENDING_AMOUNT } from './schemas.js';
@@ -74,7 +74,7 @@ export function createExchangeRateService(deps: {
       // One at a time: the first read caches the platform's config for the rest.
       for (const code of CURRENCY_CODES) {
         const limits = await platforms.currencyLimits(db, platformId, code);
-        if (limits) supported.push({ currency: currencyOf(code)!, ...limits, outgoing: limits.enabledTransactionTypes.includes('OUTGOING') });
+        if (limits) supported.push({ currency: requireCurrency(code), ...limits, outgoing: limits.enabledTransactionTypes.includes('OUTGOING') });
       }
       const wanted = filters.destinationCurrency ? new Set(filters.destinationCurrency) : undefined;
       const sources = supported.filter((s) => s.outgoing && (filters.sourceCurrency === undefined || s.currency.code === filters.sourceCurrency));

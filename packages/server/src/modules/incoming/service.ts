@@ -4,7 +4,7 @@ import { emitEvents } from '../../events/outbox.js';
 import type { TxContext } from '../../http/idempotency.js';
 import { postEntry } from '../../ledger/ledger.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import { internalAccountView, type AccountService, type InternalAccountView } from '../accounts/service.js';
+import { balanceUpdatedEvents, internalAccountView, type AccountService, type InternalAccountView } from '../accounts/service.js';
 import type { TransactionService, TransactionView } from '../transactions/service.js';
 
 export type IncomingPaymentService = ReturnType<typeof createIncomingPaymentService>;
@@ -46,10 +46,7 @@ export function createIncomingPaymentService({ accounts, transactions }: { accou
       at: ctx.now,
     });
     const updated = internalAccountView(moved.find((row) => row.id === account.id)!);
-    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [
-      { type: 'INCOMING_PAYMENT.COMPLETED', data: transaction },
-      { type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: updated },
-    ]);
+    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'INCOMING_PAYMENT.COMPLETED', data: transaction }, ...balanceUpdatedEvents(moved)]);
     return { transaction, account: updated };
   }
 

@@ -4,7 +4,7 @@ import { emitEvents } from '../../events/outbox.js';
 import type { TxContext } from '../../http/idempotency.js';
 import { scheduleJob, type JobRunner } from '../../jobs/jobs.js';
 import { postEntry, type MovedAccount, type Posting } from '../../ledger/ledger.js';
-import { currencyOf, isCrypto, type Currency } from '../../lib/currencies.js';
+import { isCrypto, requireCurrency, type Currency } from '../../lib/currencies.js';
 import { AppError, conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { sandboxPayoutOutcome, type PayoutOutcome } from '../../sandbox/payout-outcomes.js';
@@ -12,10 +12,11 @@ import { fundingInstructionsFor } from '../../sandbox/funding-instructions.js';
 import type { FundingInstructionRecord } from '../../db/schema.js';
 import type { LockedSide, QuoteAmounts } from '../../fx/conversion.js';
 import type { Pricing } from '../../fx/pricing.js';
-import { internalAccountView, type AccountService } from '../accounts/service.js';
+import { balanceUpdatedEvents, type AccountService } from '../accounts/service.js';
+import type { CustomerService } from '../customers/service.js';
 import { sandboxIdentifier, type ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
-import type { TransactionRefund, TransactionService, TransactionView } from '../transactions/service.js';
+import { refundRecord, type TransactionRefund, type TransactionService, type TransactionView } from '../transactions/service.js';
 
 type QuoteRow = Selectable<QuotesTable>;
 type InternalRow = Selectable<LedgerAccountsTable>;
@@ -55,12 +56,6 @@ const EXPIRE_JOB = 'quote.expire';
 const SETTLE_JOB = 'quote.settle';
 const RETURN_JOB = 'quote.return';
 
-function currency(code: string): Currency {
-  const found = currencyOf(code);
-  if (!found) throw new Error(`unknown currency ${code}`);
-  return found;
-}
-
 /** A quote past its expiry is EXPIRED as soon as the clock says so, even before its expiry job has run. */
 export function quoteView(row: QuoteRow, now?: Date): QuoteView {
   const expired = row.status === 'PENDING' && now !== undefined && now.getTime() >= row.expires_at.getTime();
@@ -71,8 +66,8 @@ export function quoteView(row: QuoteRow, now?: Date): QuoteView {
     expiresAt: row.expires_at.toISOString(),
     source: row.source,
     destination: row.destination,
-    sendingCurrency: currency(row.sending_currency),
-    receivingCurrency: currency(row.receiving_currency),
+    sendingCurrency: requireCurrency(row.sending_currency),
+    receivingCurrency: requireCurrency(row.receiving_currency),
     lockedCurrencySide: row.locked_side,
     lockedCurrencyAmount: row.locked_amount,
     totalSendingAmount: row.total_sending_minor,
@@ -84,10 +79,6 @@ export function quoteView(row: QuoteRow, now?: Date): QuoteView {
     ...(row.description ? { description: row.description } : {}),
     ...(row.payment_instructions ? { paymentInstructions: row.payment_instructions } : {}),
   };
-}
-
-function balanceEvents(moved: MovedAccount[]): { type: string; data: unknown }[] {
-  return moved.map((row) => ({ type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: internalAccountView(row) }));
 }
 
 export type QuoteService = ReturnType<typeof createQuoteService>;
@@ -105,6 +96,7 @@ export type QuoteService = ReturnType<typeof createQuoteService>;
 export function createQuoteService(deps: {
   db: Db;
   accounts: AccountService;
+  customers: Pick<CustomerService, 'findActive'>;
   externalAccounts: ExternalAccountService;
   transactions: TransactionService;
   platforms: PlatformService;
@@ -113,7 +105,7 @@ export function createQuoteService(deps: {
   sandbox: boolean;
   quoteTtlSeconds: number;
 }) {
-  const { db, accounts, externalAccounts, transactions, platforms, pricing } = deps;
+  const { db, accounts, customers, externalAccounts, transactions, platforms, pricing } = deps;
 
   async function lockQuote(ctx: TxContext, quoteId: string): Promise<QuoteRow> {
     const row = await ctx.tx.selectFrom('quotes').selectAll().where('platform_id', '=', ctx.platformId).where('id', '=', quoteId).forUpdate().executeTakeFirst();
@@ -195,7 +187,7 @@ export function createQuoteService(deps: {
       runAt: new Date(ctx.now.getTime() + outcome.afterMs),
       at: ctx.now,
     });
-    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'OUTGOING_PAYMENT.PROCESSING', data: transaction }, ...balanceEvents(moved)]);
+    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'OUTGOING_PAYMENT.PROCESSING', data: transaction }, ...balanceUpdatedEvents(moved)]);
   }
 
   /** Executes a PENDING quote the caller has locked. */
@@ -251,13 +243,8 @@ export function createQuoteService(deps: {
   }
 
   async function customerRow(ctx: TxContext, customerId: string): Promise<{ id: string; name: string }> {
-    const row = await ctx.tx
-      .selectFrom('customers')
-      .select(['id', 'platform_customer_id', 'profile', 'deleted_at'])
-      .where('platform_id', '=', ctx.platformId)
-      .where('id', '=', customerId)
-      .executeTakeFirst();
-    if (!row || row.deleted_at) throw notFound('USER_NOT_FOUND', 'Customer');
+    const row = await customers.findActive(ctx.tx, ctx.platformId, { id: customerId });
+    if (!row) throw notFound('USER_NOT_FOUND', 'Customer');
     const profile = row.profile as { fullName?: string; businessInfo?: { legalName?: string } };
     return { id: row.id, name: profile.fullName ?? profile.businessInfo?.legalName ?? row.platform_customer_id };
   }
@@ -380,16 +367,6 @@ export function createQuoteService(deps: {
     return quoteView(row, ctx.now);
   }
 
-  function refundRecord(q: QuoteRow, ctx: TxContext, status: TransactionRefund['status'], reason: TransactionRefund['reason']): TransactionRefund {
-    return {
-      reference: `REFUND-${q.transaction_id.slice(-12).toUpperCase()}`,
-      initiatedAt: ctx.now.toISOString(),
-      ...(status === 'COMPLETED' ? { settledAt: ctx.now.toISOString() } : {}),
-      status,
-      reason,
-    };
-  }
-
   interface Failure {
     failureReason: string | undefined;
     refund: TransactionRefund['status'];
@@ -400,7 +377,7 @@ export function createQuoteService(deps: {
   /** The quote and its transaction FAILED with the refund's record; FAILED then REFUND_* events, and the balances moved. */
   async function recordFailure(ctx: TxContext, q: QuoteRow, failure: Failure, moved: MovedAccount[], executed = false): Promise<TransactionView> {
     await setQuoteStatus(ctx, q.id, 'FAILED', executed);
-    const refund = refundRecord(q, ctx, failure.refund, failure.refundReason);
+    const refund = refundRecord(q.transaction_id, ctx.now, failure.refund, failure.refundReason);
     const view = await transactions.setStatus(ctx.tx, ctx.platformId, q.transaction_id, {
       status: 'FAILED',
       at: ctx.now,
@@ -410,7 +387,7 @@ export function createQuoteService(deps: {
     await emitEvents(ctx.tx, ctx.platformId, ctx.now, [
       { type: 'OUTGOING_PAYMENT.FAILED', data: view },
       { type: failure.refund === 'COMPLETED' ? 'OUTGOING_PAYMENT.REFUND_COMPLETED' : 'OUTGOING_PAYMENT.REFUND_FAILED', data: view },
-      ...balanceEvents(moved),
+      ...balanceUpdatedEvents(moved),
     ]);
     return view;
   }
@@ -480,7 +457,7 @@ export function createQuoteService(deps: {
     await emitEvents(ctx.tx, ctx.platformId, ctx.now, [
       { type: 'OUTGOING_PAYMENT.COMPLETED', data: view },
       ...(incoming ? [{ type: 'INCOMING_PAYMENT.COMPLETED', data: incoming }] : []),
-      ...balanceEvents(moved),
+      ...balanceUpdatedEvents(moved),
     ]);
   }
 

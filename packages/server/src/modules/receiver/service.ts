@@ -1,9 +1,10 @@
 import type { Db } from '../../db/schema.js';
 import type { RateSource } from '../../fx/rate-source.js';
 import type { Clock } from '../../lib/clock.js';
-import { currencyOf, type Currency } from '../../lib/currencies.js';
+import { requireCurrency, type Currency } from '../../lib/currencies.js';
 import { notFound } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
+import type { CustomerService } from '../customers/service.js';
 import type { ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
 
@@ -29,14 +30,19 @@ function lookupId(platformId: string, accountId: string, senderCurrency: string)
 export type ReceiverService = ReturnType<typeof createReceiverService>;
 
 /** What an external account accepts and roughly what it costs to reach it, before a quote locks anything. */
-export function createReceiverService(deps: { db: Db; externalAccounts: ExternalAccountService; platforms: PlatformService; rates: RateSource; clock: Clock }) {
+export function createReceiverService(deps: {
+  db: Db;
+  customers: Pick<CustomerService, 'findActive'>;
+  externalAccounts: ExternalAccountService;
+  platforms: PlatformService;
+  rates: RateSource;
+  clock: Clock;
+}) {
   const { db } = deps;
 
   async function senderCurrency(platformId: string, sender: { customerId?: string | undefined; senderUmaAddress?: string | undefined }): Promise<string> {
     if (sender.customerId === undefined && sender.senderUmaAddress === undefined) return DEFAULT_SENDER_CURRENCY;
-    let query = db.selectFrom('customers').select('id').where('platform_id', '=', platformId).where('deleted_at', 'is', null);
-    query = sender.customerId !== undefined ? query.where('id', '=', sender.customerId) : query.where('uma_address', '=', sender.senderUmaAddress!);
-    const customer = await query.executeTakeFirst();
+    const customer = await deps.customers.findActive(db, platformId, sender.customerId !== undefined ? { id: sender.customerId } : { umaAddress: sender.senderUmaAddress! });
     if (!customer) throw notFound('USER_NOT_FOUND', 'Sender');
     const account = await db
       .selectFrom('ledger_accounts')
@@ -63,7 +69,7 @@ export function createReceiverService(deps: { db: Db; externalAccounts: External
         accountId: account.id,
         lookupId: lookupId(platformId, account.id, from),
         supportedCurrencies: limits
-          ? [{ currency: currencyOf(account.currency)!, estimatedExchangeRate: Number(rate), min: BigInt(limits.minAmount), max: BigInt(limits.maxAmount) }]
+          ? [{ currency: requireCurrency(account.currency), estimatedExchangeRate: Number(rate), min: BigInt(limits.minAmount), max: BigInt(limits.maxAmount) }]
           : [],
         requiredPayerDataFields: fields,
       };

@@ -42,6 +42,17 @@ export interface TransactionRefund {
   reason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' | 'TIMEOUT';
 }
 
+/** The refund of a transaction as recorded now; a completed one settles at once. */
+export function refundRecord(transactionId: string, at: Date, status: TransactionRefund['status'], reason: TransactionRefund['reason']): TransactionRefund {
+  return {
+    reference: `REFUND-${transactionId.slice(-12).toUpperCase()}`,
+    initiatedAt: at.toISOString(),
+    ...(status === 'COMPLETED' ? { settledAt: at.toISOString() } : {}),
+    status,
+    reason,
+  };
+}
+
 /** What `details` may hold beyond the columns. */
 interface TransactionDetails {
   /** Overrides the source derived from sender_account_id (a real-time funded quote has no account). */

@@ -7,10 +7,10 @@ import { postEntry, insufficientFunds, type MovedAccount } from '../../ledger/le
 import { AppError, conflict } from '../../lib/errors.js';
 import { isCrypto } from '../../lib/currencies.js';
 import { sandboxTransferOutcome, type SandboxTransferOutcome } from '../../sandbox/transfer-outcomes.js';
-import { internalAccountView, type AccountService } from '../accounts/service.js';
+import { balanceUpdatedEvents, type AccountService } from '../accounts/service.js';
 import { sandboxIdentifier, type ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
-import type { TransactionRefund, TransactionService, TransactionView } from '../transactions/service.js';
+import { refundRecord, type TransactionService, type TransactionView } from '../transactions/service.js';
 
 type InternalRow = Selectable<LedgerAccountsTable>;
 type ExternalRow = Selectable<ExternalAccountsTable>;
@@ -41,10 +41,6 @@ export function createTransferService(deps: {
 }) {
   const { accounts, externalAccounts, transactions, platforms } = deps;
 
-  async function checkAmount(ctx: TxContext, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING'): Promise<void> {
-    await platforms.checkAmount(ctx.tx, ctx.platformId, currency, amount, direction);
-  }
-
   function sameCurrency(a: string, b: string): void {
     if (a !== b) throw new AppError(400, 'INVALID_CURRENCY', `Both accounts must hold the same currency (${a} and ${b}); use a quote to convert`);
   }
@@ -58,11 +54,6 @@ export function createTransferService(deps: {
   function refuse(outcome: Extract<SandboxTransferOutcome, { kind: 'refuse' }>, accountId: string, amount: bigint): AppError {
     if (outcome.reason === 'INSUFFICIENT_FUNDS') return insufficientFunds(accountId, 0n, amount);
     return new AppError(400, 'INVALID_BANK_ACCOUNT', 'The external account is closed', { accountId });
-  }
-
-  /** A BALANCE_UPDATED event for every internal account an entry moved, from the rows it returned. */
-  function balanceEvents(moved: MovedAccount[]): { type: string; data: unknown }[] {
-    return moved.map((row) => ({ type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED', data: internalAccountView(row) }));
   }
 
   /** Customer <-> platform internal accounts: one entry, complete at once. */
@@ -91,7 +82,7 @@ export function createTransferService(deps: {
       ],
       at: ctx.now,
     });
-    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: `${type}_PAYMENT.COMPLETED`, data: created }, ...balanceEvents(moved)]);
+    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: `${type}_PAYMENT.COMPLETED`, data: created }, ...balanceUpdatedEvents(moved)]);
     return created;
   }
 
@@ -106,7 +97,7 @@ export function createTransferService(deps: {
     const internalId = outgoing ? request.sourceAccountId : request.destinationAccountId;
     const otherId = outgoing ? request.destinationAccountId : request.sourceAccountId;
     const internal = await accounts.getRow(ctx.tx, ctx.platformId, internalId);
-    await checkAmount(ctx, internal.currency, request.amount, type);
+    await platforms.checkAmount(ctx.tx, ctx.platformId, internal.currency, request.amount, type);
 
     if (otherId.startsWith('InternalAccount:')) {
       const other = await accounts.getRow(ctx.tx, ctx.platformId, otherId);
@@ -164,7 +155,7 @@ export function createTransferService(deps: {
         ],
         at: ctx.now,
       });
-      await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'OUTGOING_PAYMENT.PROCESSING', data: created }, ...balanceEvents(moved)]);
+      await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'OUTGOING_PAYMENT.PROCESSING', data: created }, ...balanceUpdatedEvents(moved)]);
     }
     return created;
   }
@@ -216,7 +207,7 @@ export function createTransferService(deps: {
       const view = await transactions.setStatus(ctx.tx, ctx.platformId, transactionId, succeeds
         ? { status: 'COMPLETED', at: ctx.now, settled: true }
         : { status: 'FAILED', at: ctx.now, failureReason: row.type === 'OUTGOING' ? 'SETTLEMENT_FAILED' : 'COUNTERPARTY_POST_TX_FAILED' });
-      await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: `${prefix}.${succeeds ? 'COMPLETED' : 'FAILED'}`, data: view }, ...balanceEvents(moved)]);
+      await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: `${prefix}.${succeeds ? 'COMPLETED' : 'FAILED'}`, data: view }, ...balanceUpdatedEvents(moved)]);
     },
 
     /**
@@ -231,10 +222,7 @@ export function createTransferService(deps: {
         throw conflict('TRANSACTION_NOT_CANCELLABLE', 'Only a bank transfer that has not settled yet can be cancelled', { status: row.status });
       }
       let moved: MovedAccount[] = [];
-      const refund: TransactionRefund | undefined =
-        row.type === 'OUTGOING'
-          ? { reference: `REFUND-${transactionId.slice(-12).toUpperCase()}`, initiatedAt: ctx.now.toISOString(), settledAt: ctx.now.toISOString(), status: 'COMPLETED', reason: 'USER_CANCELLATION' }
-          : undefined;
+      const refund = row.type === 'OUTGOING' ? refundRecord(transactionId, ctx.now, 'COMPLETED', 'USER_CANCELLATION') : undefined;
       if (row.type === 'OUTGOING') {
         const amount = row.sent_minor!;
         ({ accounts: moved } = await postEntry(ctx.tx, {
@@ -257,7 +245,7 @@ export function createTransferService(deps: {
       await emitEvents(ctx.tx, ctx.platformId, ctx.now, [
         { type: `${prefix}.FAILED`, data: view },
         ...(refund ? [{ type: `${prefix}.REFUND_COMPLETED`, data: view }] : []),
-        ...balanceEvents(moved),
+        ...balanceUpdatedEvents(moved),
       ]);
       return view;
     },
