@@ -60,11 +60,12 @@ import { migrateToLatest, openDatabase } from '../packages/server/src/db/databas
 import { PGlitePool } from '../packages/server/src/db/pglite-pool.js';
 import type { Database, LedgerAccountsTable } from '../packages/server/src/db/schema.js';
 import { Dec, quoteAmounts } from '../packages/server/src/fx/conversion.js';
-import { reconcile, type Posting } from '../packages/server/src/ledger/ledger.js';
+import { reconcile } from '../packages/server/src/ledger/reconcile.js';
+import type { Posting } from '../packages/server/src/ledger/postings.js';
 import { clabeCheckDigit } from '../packages/server/src/lib/account-numbers/clabe.js';
-import { newId } from '../packages/server/src/lib/ids.js';
+import { newId, type CustomerId, type ExternalAccountId, type InternalAccountId, type LedgerAccountId, type PlatformId } from '../packages/server/src/core/ids.js';
 import { toJson } from '../packages/server/src/lib/json.js';
-import { internalAccountView } from '../packages/server/src/modules/accounts/service.js';
+import { internalAccountView } from '../packages/server/src/ledger/accounts.js';
 import { transactionView } from '../packages/server/src/modules/transactions/service.js';
 import { fundingInstructionsFor } from '../packages/server/src/sandbox/funding-instructions.js';
 import { PAYOUT_SETTLEMENT_DELAY_MS, sandboxPayoutOutcome } from '../packages/server/src/sandbox/payout-outcomes.js';
@@ -330,11 +331,11 @@ async function inParallel<T, R>(width: number, items: T[], work: (item: T, index
 
 /** A USD customer with its internal account, and a registered US bank account and MXN CLABE account that the sandbox rails settle. */
 interface MoneyAccount {
-  customerId: string;
+  customerId: CustomerId;
   platformCustomerId: string;
-  accountId: string;
-  externalAccountId: string;
-  clabeAccountId: string;
+  accountId: InternalAccountId;
+  externalAccountId: ExternalAccountId;
+  clabeAccountId: ExternalAccountId;
 }
 
 /** An account number the sandbox settles successfully: never ending in 002/003/004/005. */
@@ -402,7 +403,13 @@ async function createMoneyAccounts(label: string, server: Server): Promise<Money
       expect: 201,
     });
     await call(server, label, { method: 'POST', path: `/sandbox/internal-accounts/${account.id}/fund`, body: { amount: Number(PREFUND_MINOR) }, expect: 200 });
-    return { customerId: customer.id, platformCustomerId, accountId: account.id, externalAccountId: external.id, clabeAccountId: clabe.id };
+    return {
+      customerId: customer.id as CustomerId,
+      platformCustomerId,
+      accountId: account.id as InternalAccountId,
+      externalAccountId: external.id as ExternalAccountId,
+      clabeAccountId: clabe.id as ExternalAccountId,
+    };
   });
   progress(`[${label}] money setup done`);
   return accounts;
@@ -447,13 +454,13 @@ interface RawPool {
 
 /** Where the raw moves happen: the platform and the accounts they move money between. */
 interface RawBook {
-  platformId: string;
+  platformId: PlatformId;
   /** The platform's bookkeeping accounts (`LedgerAccount:`, no running balance), USD unless named. */
-  external: string;
-  transit: string;
-  fx: string;
-  fxMxn: string;
-  transitMxn: string;
+  external: LedgerAccountId;
+  transit: LedgerAccountId;
+  fx: LedgerAccountId;
+  fxMxn: LedgerAccountId;
+  transitMxn: LedgerAccountId;
   accounts: MoneyAccount[];
 }
 
@@ -545,8 +552,8 @@ const RAW_QUOTE_SQL = {
 
 const RAW_COMMON_SQL = {
   transaction: `INSERT INTO transactions (id, platform_id, customer_id, type, direction, status, sender_account_id, receiver_account_id,
-      sent_minor, sent_currency, received_minor, received_currency, fees_minor, platform_fees_minor, exchange_rate, quote_id, reference, description, failure_reason, settled_at, details, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, NULL, $18, '{}', $19, $19)`,
+      sent_minor, sent_currency, received_minor, received_currency, fees_minor, platform_fees_minor, exchange_rate, quote_id, reference, description, failure_reason, settled_at, details, created_at, updated_at, kind)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, NULL, $18, '{}', $19, $19, $20)`,
   /** The entry and its `count` postings in one statement: $1 to $6 the entry, then (id, account, currency, amount) per posting. */
   entryWithPostings: (count: number) => `WITH entry AS (INSERT INTO ledger_entries (id, platform_id, kind, transaction_id, description, created_at) VALUES ($1, $2, $3, $4, $5, $6))
     INSERT INTO ledger_postings (id, entry_id, platform_id, account_id, currency, amount_minor, created_at)
@@ -560,7 +567,7 @@ function envelope(type: string, data: unknown, at: Date): { id: string; json: st
   return { id, json: toJson({ id, type, timestamp: at.toISOString(), data }) };
 }
 
-function transactionRow(fields: Partial<TransactionRow> & Pick<TransactionRow, 'id' | 'platform_id' | 'type' | 'direction' | 'status'>, at: Date): TransactionRow {
+function transactionRow(fields: Partial<TransactionRow> & Pick<TransactionRow, 'id' | 'platform_id' | 'kind' | 'type' | 'direction' | 'status'>, at: Date): TransactionRow {
   return {
     customer_id: null,
     sender_account_id: null,
@@ -590,7 +597,7 @@ async function insertTransaction(client: RawClient, t: TransactionRow, at: Date)
   await client.query(RAW_COMMON_SQL.transaction, [
     t.id, t.platform_id, t.customer_id, t.type, t.direction, t.status, t.sender_account_id, t.receiver_account_id,
     t.sent_minor, t.sent_currency, t.received_minor, t.received_currency, t.fees_minor, t.platform_fees_minor, t.exchange_rate, t.quote_id,
-    t.description, t.settled_at, at,
+    t.description, t.settled_at, at, t.kind,
   ]);
 }
 
@@ -636,6 +643,7 @@ async function rawFund(client: RawClient, book: RawBook, account: MoneyAccount, 
       platform_id: book.platformId,
       customer_id: account.customerId,
       platform_customer_id: account.platformCustomerId,
+      kind: 'FUNDING',
       type: 'INCOMING',
       direction: 'CREDIT',
       status: 'COMPLETED',
@@ -673,6 +681,7 @@ async function rawTransferOut(client: RawClient, book: RawBook, account: MoneyAc
       platform_id: book.platformId,
       customer_id: account.customerId,
       platform_customer_id: account.platformCustomerId,
+      kind: 'TRANSFER',
       type: 'OUTGOING',
       direction: 'DEBIT',
       status: 'PROCESSING',
@@ -725,6 +734,7 @@ function rawQuote(book: RawBook, account: MoneyAccount, status: 'PENDING' | 'PRO
       platform_id: book.platformId,
       customer_id: account.customerId,
       platform_customer_id: account.platformCustomerId,
+      kind: 'QUOTE',
       type: 'OUTGOING',
       direction: 'DEBIT',
       status,
@@ -871,7 +881,7 @@ async function measureRaw(label: string, scenario: string, pool: RawPool, move: 
 }
 
 /** The platform's EXTERNAL, TRANSIT or FX account in a currency, created when missing, exactly as accounts.systemAccount does. */
-async function systemAccount(client: RawClient, platformId: string, purpose: 'EXTERNAL' | 'TRANSIT' | 'FX', currency: 'USD' | 'MXN' = 'USD'): Promise<string> {
+async function systemAccount(client: RawClient, platformId: PlatformId, purpose: 'EXTERNAL' | 'TRANSIT' | 'FX', currency: 'USD' | 'MXN' = 'USD'): Promise<LedgerAccountId> {
   const at = new Date();
   await client.query(
     `INSERT INTO ledger_accounts (id, platform_id, customer_id, purpose, account_type, currency, may_go_negative, created_at, updated_at)
@@ -879,11 +889,11 @@ async function systemAccount(client: RawClient, platformId: string, purpose: 'EX
     [newId('LedgerAccount'), platformId, purpose, currency, purpose === 'EXTERNAL' || purpose === 'FX', at],
   );
   const { rows } = await client.query(`SELECT id FROM ledger_accounts WHERE platform_id = $1 AND purpose = $2 AND currency = $3 AND customer_id IS NULL`, [platformId, purpose, currency]);
-  return String(rows[0]!.id);
+  return String(rows[0]!.id) as LedgerAccountId;
 }
 
 /** The raw moves' book: the platform's bookkeeping accounts, created up front when missing. */
-async function rawBook(client: RawClient, platformId: string, accounts: MoneyAccount[]): Promise<RawBook> {
+async function rawBook(client: RawClient, platformId: PlatformId, accounts: MoneyAccount[]): Promise<RawBook> {
   return {
     platformId,
     external: await systemAccount(client, platformId, 'EXTERNAL'),
@@ -913,7 +923,7 @@ async function openPostgresRaw(url: string, accounts: MoneyAccount[]): Promise<R
   try {
     const client = await pool.connect();
     try {
-      const { rows } = await client.query<{ platform_id: string }>('SELECT platform_id FROM ledger_accounts WHERE id = $1', [accounts[0]!.accountId]);
+      const { rows } = await client.query<{ platform_id: PlatformId }>('SELECT platform_id FROM ledger_accounts WHERE id = $1', [accounts[0]!.accountId]);
       const platformId = rows[0]!.platform_id;
       const book = await rawBook(client, platformId, accounts);
       const pendingSettlements = async () =>

@@ -3,7 +3,7 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../packages/server/src/config.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
-import { createTestApp, expectErrorShape, type ApiResponse, type TestApp } from './harness.js';
+import { createTestApp, errorOf, expectErrorShape, type ApiResponse, type TestApp } from './harness.js';
 import { authenticatedRoutes, bodyFields, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody, type Ids } from './route-fixtures.js';
 
 /**
@@ -270,7 +270,7 @@ describe('request limits, unknown routes and wrong methods', () => {
       fc.asyncProperty(unknownPath, fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), fc.boolean(), async (url, method, authorized) => {
         const res = await send(t, { method, url, authorized });
         expect(res.status, `${method} ${url}: ${res.text}`).toBe(404);
-        expect(expectErrorShape(res).code).toBe('NOT_FOUND');
+        expect(errorOf(res)).toBe('REFERENCE_NOT_FOUND ROUTE_NOT_FOUND');
       }),
       { numRuns: 60 },
     );

@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase } from '../packages/server/src/db/database.js';
-import { createServices } from '../packages/server/src/services.js';
-import { emitEvent } from '../packages/server/src/events/outbox.js';
+import { createContainer } from '../packages/server/src/container.js';
+import { writeEvents } from '../packages/server/src/events/outbox.js';
+import type { PlatformId } from '../packages/server/src/core/ids.js';
 import { startReceiver } from './webhook-receiver.js';
 import { exited, ProcessTestBed } from './processes.js';
 
@@ -39,12 +40,13 @@ describe('cli webhooks listen', () => {
     const database = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 2 });
     cleanups.push(() => database.close());
     await migrateToLatest(database.db);
-    const services = createServices({ config: loadConfig(env), db: database.db, databaseKind: database.kind, encryptionKey: Buffer.from(ENCRYPTION_KEY, 'hex') });
+    const services = createContainer({ config: loadConfig(env), db: database.db, databaseKind: database.kind, encryptionKey: Buffer.from(ENCRYPTION_KEY, 'hex') });
     const platform = await services.platforms.create(database.db, { name: 'Listener', now: new Date() });
     const other = await services.platforms.create(database.db, { name: 'Someone else', now: new Date() });
-    const emit = async (platformId: string, type: string) => {
+    const emit = async (platformId: PlatformId, type: string) => {
       const at = await services.clock.now(platformId);
-      return database.db.transaction().execute((tx) => emitEvent(tx, { platformId, type, data: { n: 1 }, at }));
+      const [envelope] = await database.db.transaction().execute((tx) => writeEvents(tx, platformId, at, [{ type, data: { n: 1 } }]));
+      return envelope!;
     };
     const old = await emit(platform.id, 'BEFORE.LISTENING');
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { reconcile } from '../packages/server/src/ledger/ledger.js';
+import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import { exited, ProcessTestBed } from './processes.js';
 
 /**

@@ -4,9 +4,11 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
 import { API_PREFIX, loadConfig, type Config } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
-import { buildApp, type Services } from '../packages/server/src/app.js';
+import { buildApp, type Container } from '../packages/server/src/app.js';
+import type { PlatformId } from '../packages/server/src/core/ids.js';
 import type { RouteTable } from '../packages/server/src/http/route-table.js';
-import { reconcile } from '../packages/server/src/ledger/ledger.js';
+import { checkConformance } from './conformance/hook.js';
+import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 
 /**
  * A fresh database for one test file: in-memory PGlite by default, or, when DATABASE_URL is set,
@@ -41,7 +43,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle & { url?: strin
 }
 
 export interface TestPlatform {
-  id: string;
+  id: PlatformId;
   clientId: string;
   clientSecret: string;
   authorization: string;
@@ -49,7 +51,7 @@ export interface TestPlatform {
 
 export interface TestApp {
   app: FastifyInstance;
-  services: Services;
+  container: Container;
   routes: RouteTable;
   database: DatabaseHandle;
   config: Config;
@@ -125,15 +127,15 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       }
     }
   }
-  const { app, services, routes, config } = built;
+  const { app, container, routes, config } = built;
 
-  async function newToken(platform: { id: string }, permissions: string[]): Promise<TestPlatform> {
-    const token = await services.tokens.insertToken(database.db, { platformId: platform.id, name: 'test', permissions, now: new Date() });
+  async function newToken(platform: { id: PlatformId }, permissions: string[]): Promise<TestPlatform> {
+    const token = await container.tokens.insertToken(database.db, { platformId: platform.id, name: 'test', permissions, now: new Date() });
     return { id: platform.id, clientId: token.clientId, clientSecret: token.clientSecret!, authorization: basic(token.clientId, token.clientSecret!) };
   }
 
   async function newPlatform(name = 'Test platform'): Promise<TestPlatform> {
-    const platform = await services.platforms.create(database.db, { name, now: new Date() });
+    const platform = await container.platforms.create(database.db, { name, now: new Date() });
     return newToken(platform, ['MANAGE']);
   }
 
@@ -141,7 +143,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
 
   return {
     app,
-    services,
+    container,
     routes,
     database,
     config,
@@ -162,6 +164,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       } catch {
         parsed = undefined;
       }
+      await checkConformance({ method: response.raw.req.method ?? String(method), url: response.raw.req.url ?? path, status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), body: parsed });
       return { status: response.statusCode, body: parsed, headers: response.headers, text: response.body };
     },
     async close() {
@@ -185,4 +188,10 @@ export function expectErrorShape(response: ApiResponse): { status: number; code:
     if (!['status', 'code', 'message', 'details'].includes(key)) throw new Error(`unexpected key ${key} in error body`);
   }
   return body as never;
+}
+
+/** An error's code, followed by its details.reason when it has one: `CONFLICT QUOTE_EXPIRED`, `SELF_PAYMENT`. */
+export function errorOf(response: ApiResponse): string {
+  const { code, details } = expectErrorShape(response);
+  return typeof details?.reason === 'string' ? `${code} ${details.reason}` : code;
 }

@@ -345,7 +345,7 @@ describe('configuration and production mode', () => {
       PUBLIC_URL: 'http://moneta.test',
     };
     const config = loadConfig(productionEnv);
-    const { app, services } = await buildApp({ config, db: t.database.db, databaseKind: t.database.kind });
+    const { app, container: services } = await buildApp({ config, db: t.database.db, databaseKind: t.database.kind });
     try {
       await app.ready();
       const token = await services.tokens.insertToken(t.database.db, { platformId: t.platform.id, name: 'prod', permissions: ['MANAGE'], now: new Date() });
@@ -355,7 +355,7 @@ describe('configuration and production mode', () => {
 
       const advance = await inject('POST', `${API_PREFIX}/sandbox/clock/advance`, { seconds: 60 });
       expect(advance.statusCode).toBe(404);
-      expect(advance.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      expect(advance.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND', details: { reason: 'ROUTE_NOT_FOUND' } });
       expect((await inject('GET', `${API_PREFIX}/sandbox/clock`)).statusCode).toBe(404);
       // The ordinary API still works in production.
       expect((await inject('GET', `${API_PREFIX}/customers`)).statusCode).toBe(200);
@@ -393,7 +393,7 @@ describe('configuration and production mode', () => {
     const priced = await buildApp({ config: loadConfig({ ...productionEnv, FX_RATES_FILE: ratesFile, FX_SPREAD_BPS: '0' }), db: t.database.db, databaseKind: t.database.kind });
     try {
       await priced.app.ready();
-      const token = await priced.services.tokens.insertToken(t.database.db, { platformId: t.platform.id, name: 'prod-rates', permissions: ['MANAGE'], now: new Date() });
+      const token = await priced.container.tokens.insertToken(t.database.db, { platformId: t.platform.id, name: 'prod-rates', permissions: ['MANAGE'], now: new Date() });
       const authorization = basic(token.clientId, token.clientSecret!);
       const inject = (method: 'GET' | 'POST', url: string, body?: unknown) =>
         priced.app.inject({ method, url, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
-import { reconcile } from '../packages/server/src/ledger/ledger.js';
+import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 
 /** Money moves over real HTTP: real sockets, real concurrency, as a platform's servers would send them. */
 let t: TestApp;
@@ -35,7 +35,7 @@ describe('money over real HTTP', () => {
     );
     const accepted = results.filter((r) => r.status === 201);
     expect(accepted).toHaveLength(28); // floor(20000 / 700)
-    expect(results.filter((r) => r.status !== 201).every((r) => r.status === 400 && r.body.code === 'INSUFFICIENT_FUNDS')).toBe(true);
+    expect(results.filter((r) => r.status !== 201).every((r) => r.status === 400 && r.body.code === 'INVALID_AMOUNT' && r.body.details.reason === 'INSUFFICIENT_FUNDS')).toBe(true);
     const after = await call('GET', `/internal-accounts/${account.id}`);
     expect(after.body.balance.amount).toBe(20_000 - 28 * 700);
     expect(await reconcile(t.database.db)).toEqual([]);

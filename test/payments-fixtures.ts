@@ -2,6 +2,8 @@ import { expect } from 'vitest';
 import { sql } from 'kysely';
 import { clabeCheckDigit } from '../packages/server/src/lib/account-numbers/clabe.js';
 import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
+import type { TransactionId } from '../packages/server/src/core/ids.js';
+import { checkConformance } from './conformance/hook.js';
 
 /** Shared set-up for tests that move money across currencies: customers, funding, beneficiaries, settling. */
 
@@ -42,6 +44,7 @@ export function httpApi(t: TestApp): Api {
     } catch {
       parsed = undefined;
     }
+    await checkConformance({ method, url: `/2025-10-13${path}`, status: response.status, contentType: response.headers.get('content-type') ?? undefined, body: parsed });
     return { status: response.status, body: parsed, headers: Object.fromEntries(response.headers.entries()), text };
   };
 }
@@ -72,7 +75,7 @@ export function paymentFixtures(t: TestApp, p: TestPlatform, api: Api = t.api) {
   /** Moves the platform's clock and runs whatever became due. */
   async function advance(seconds: number): Promise<void> {
     expect((await api(p, 'POST', '/sandbox/clock/advance', { seconds })).status).toBe(200);
-    await t.services.jobs.runDue();
+    await t.container.jobs.runDue();
   }
 
   async function eventTypes(subjectId: string): Promise<string[]> {
@@ -94,7 +97,7 @@ export function paymentFixtures(t: TestApp, p: TestPlatform, api: Api = t.api) {
       .innerJoin('ledger_entries as e', 'e.id', 'lp.entry_id')
       .innerJoin('ledger_accounts as a', 'a.id', 'lp.account_id')
       .select(['e.kind', 'a.purpose', 'lp.account_id', 'lp.currency', 'lp.amount_minor', 'e.created_at', 'e.id as entry_id'])
-      .where('e.transaction_id', '=', transactionId)
+      .where('e.transaction_id', '=', transactionId as TransactionId)
       .orderBy('e.created_at')
       .orderBy('e.id')
       .execute();

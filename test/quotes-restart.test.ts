@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { reconcile } from '../packages/server/src/ledger/ledger.js';
+import { reconcile } from '../packages/server/src/ledger/reconcile.js';
+import type { InternalAccountId } from '../packages/server/src/core/ids.js';
 import { clabeEndingWith, mexicanBeneficiary } from './payments-fixtures.js';
 import { exited, ProcessTestBed } from './processes.js';
 
@@ -149,7 +150,7 @@ describe('quote payouts across a crash', () => {
       const quoteRows = await database.db.selectFrom('quotes').select(['id', 'status']).execute();
       expect(quoteRows.filter((q) => q.status !== 'COMPLETED')).toEqual([]);
       expect(quoteRows.length).toBe(QUOTES);
-      const source = await database.db.selectFrom('ledger_accounts').select('total_minor').where('id', '=', accountId).executeTakeFirstOrThrow();
+      const source = await database.db.selectFrom('ledger_accounts').select('total_minor').where('id', '=', accountId as InternalAccountId).executeTakeFirstOrThrow();
       expect(source.total_minor).toBe(BigInt(FUNDING) - spent);
       const leftover = await database.db.selectFrom('jobs').select(['kind']).where('kind', '=', 'quote.settle').where('status', '!=', 'DONE').execute();
       expect(leftover).toEqual([]);

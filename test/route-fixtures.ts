@@ -3,12 +3,14 @@ import { API_PREFIX } from '../packages/server/src/config.js';
 import type { Db } from '../packages/server/src/db/schema.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
-import { clabeEndingWith, mexicanBeneficiary } from './payments-fixtures.js';
+import type { FixtureResponse, ModuleFixtures } from '../packages/server/src/core/module.js';
+import { modules } from '../packages/server/src/modules/index.js';
 
 /**
- * What the cross-cutting sweeps (tenancy, bad input) need to know about routes beyond the route
- * table: one minimal valid body per route that takes a body, and how to create one resource of each
- * id type. A route added later without an entry here makes those sweeps fail, naming the route.
+ * What the cross-cutting sweeps (tenancy, bad input, idempotency) need to know about routes beyond
+ * the route table: one minimal valid body per route that takes a body, and how to create one
+ * resource of each id type. Each module declares both in its fixtures.ts; a route added without
+ * one makes the sweeps fail, naming the route.
  */
 
 /** `POST /customers/:customerId/kyc-link`: method and path without the version prefix. */
@@ -73,7 +75,7 @@ export function idKey(idType: string, collection: string): string {
 
 function idFor(ids: Ids, idType: string, collection: string, needer: string, fixtureHint: string): string {
   const id = ids.get(idKey(idType, collection)) ?? ids.get(idType);
-  if (!id) throw new Error(`add a ${fixtureHint} that creates a ${idType} (needed by ${needer}) to createOneOfEach in test/route-fixtures.ts`);
+  if (!id) throw new Error(`add a ${fixtureHint} that creates a ${idType} (needed by ${needer}) to the create() of its module's fixtures.ts`);
   return id;
 }
 
@@ -91,79 +93,17 @@ export function unknownId(idType: string): string {
   return `${idType}:01a20061-044a-7399-9737-e82f3a74e590`;
 }
 
-/** `variant` picks one of several resources of a type (`id('ExternalAccount', 'MXN')`). */
-type IdLookup = (idType: string, variant?: string) => string;
-type BodyFixture = Record<string, unknown> | ((id: IdLookup) => Record<string, unknown>);
+type BodyFixture = NonNullable<ModuleFixtures['bodies']>[string];
 
-let accountNumbers = 0;
-
-/** A US bank account not registered before (a platform registers each account once). */
-function usBankAccount(): Record<string, unknown> {
-  accountNumbers += 1;
-  return {
-    accountType: 'US_ACCOUNT',
-    routingNumber: '021000021',
-    accountNumber: `48${String(accountNumbers).padStart(6, '0')}500`, // sandbox outcome: the last three digits
-    bankName: 'Fixture Bank',
-    beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Fiona Fixture', address: { line1: '1 Main St', postalCode: '98101', country: 'US' } },
-  };
-}
+/** Every module's test fixtures, in the module list's order (later modules build on earlier ones' resources). */
+const moduleFixtures: ModuleFixtures[] = await Promise.all(modules.map(async (module) => (module.fixtures ? module.fixtures() : {})));
 
 /**
- * A minimal valid body for each route that takes one, keyed by routeKey. A function receives the
- * calling platform's ids, for bodies that name a resource (those routes are tenancy-swept too).
+ * A minimal valid body for each route that takes one, keyed by routeKey, gathered from the modules.
+ * A function receives the calling platform's ids, for bodies that name a resource (those routes
+ * are tenancy-swept too).
  */
-export const VALID_BODIES: Record<string, BodyFixture> = {
-  'POST /tokens': { name: 'fixture token', permissions: ['VIEW', 'TRANSACT'] },
-  'PATCH /config': {
-    umaDomain: 'pay.example.com',
-    webhookEndpoint: 'https://hooks.example.com/moneta',
-    supportedCurrencies: [
-      {
-        currencyCode: 'USD',
-        minAmount: 100,
-        maxAmount: 1_000_000,
-        requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }],
-        enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
-      },
-      // Kept enabled so resources created after this patch (quotes to a CLABE account) still work.
-      { currencyCode: 'MXN', minAmount: 1, maxAmount: 100_000_000, requiredCounterpartyFields: [], enabledTransactionTypes: ['INCOMING', 'OUTGOING'] },
-    ],
-    feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 25, fixedFee: { amount: 10, currency: 'USD' } }],
-    embeddedWalletConfig: { appName: 'Fixture', otpLength: 6, sendFromEmailAddress: 'noreply@example.com' },
-  },
-  'POST /customers': {
-    customerType: 'INDIVIDUAL',
-    region: 'US',
-    currencies: ['USD'],
-    fullName: 'Fiona Fixture',
-    birthDate: '1990-01-15',
-    email: 'fiona@example.com',
-    phoneNumber: '+14155551234',
-    address: { line1: '1 Main St', postalCode: '98101', country: 'US' },
-  },
-  'PATCH /customers/:customerId': { customerType: 'INDIVIDUAL', fullName: 'Fiona Patched', address: { line1: '2 Side St', postalCode: '10001', country: 'US' } },
-  'POST /customers/:customerId/kyc-link': { redirectUri: 'https://app.example.com/kyc-done' },
-  'POST /sandbox/clock/advance': { seconds: 60 },
-  'POST /sandbox/customers/:customerId/kyc-decision': { status: 'REJECTED' },
-  'POST /sandbox/internal-accounts/:accountId/fund': { amount: 1000 },
-  'POST /sandbox/bank-transfers': { reference: 'FIXTURE-REF-404', amount: 1000, currency: 'USD', senderName: 'Fixture Sender' },
-  'POST /customers/external-accounts': (id) => ({ customerId: id('Customer'), currency: 'USD', accountInfo: usBankAccount() }),
-  'POST /platform/external-accounts': () => ({ currency: 'USD', accountInfo: usBankAccount() }),
-  'POST /transfer-out': (id) => ({ source: { accountId: id('InternalAccount') }, destination: { accountId: id('ExternalAccount') }, amount: 100, description: 'Fixture payout' }),
-  'POST /webhooks/signing-keys/rotate': { overlapSeconds: 3600 },
-  'POST /transfer-in': (id) => ({ source: { accountId: id('ExternalAccount') }, destination: { accountId: id('InternalAccount') }, amount: 100 }),
-  'POST /quotes': (id) => ({
-    source: { sourceType: 'ACCOUNT', accountId: id('InternalAccount') },
-    destination: { destinationType: 'ACCOUNT', accountId: id('ExternalAccount', 'MXN') },
-    lockedCurrencySide: 'SENDING',
-    lockedCurrencyAmount: 1000,
-    description: 'Fixture quote',
-  }),
-  'POST /sandbox/send': (id) => ({ quoteId: id('Quote', 'realtime'), currencyCode: 'USD' }),
-  'POST /transactions/:transactionId/cancel': { reason: 'REQUESTED_AFTER_HOURS' },
-  'POST /transactions/:transactionId/confirm': { receiptDeliveryConfirmedAt: '2025-08-15T14:31:00Z' },
-};
+export const VALID_BODIES: Record<string, BodyFixture> = Object.assign({}, ...moduleFixtures.map((f) => f.bodies ?? {}));
 
 /** True when the route's valid body names one of the caller's resources. */
 export function bodyNamesResources(route: RouteEntry): boolean {
@@ -180,76 +120,19 @@ export function bodyNamesResources(route: RouteEntry): boolean {
 
 export function validBody(route: RouteEntry, ids: Ids, fixtureHint = 'valid-body fixture'): Record<string, unknown> {
   const fixture = VALID_BODIES[routeKey(route)];
-  if (!fixture) throw new Error(`add a ${fixtureHint} for ${routeKey(route)} to VALID_BODIES in test/route-fixtures.ts`);
+  if (!fixture) throw new Error(`add a ${fixtureHint} for ${routeKey(route)} to the bodies of its module's fixtures.ts`);
   return typeof fixture === 'function' ? fixture((type, variant) => idFor(ids, type, variant ?? '', routeKey(route), fixtureHint)) : structuredClone(fixture);
 }
 
-/** Creates one resource of each id type for `platform`; returns id type -> id. */
+/** Creates one resource of each id type for `platform`, module by module; returns id type -> id. */
 export async function createOneOfEach(t: TestApp, platform: TestPlatform, label: string): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
-  async function create(what: string, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<ApiResponse> {
-    const res = await t.api(platform, method, path, body);
-    if (res.status >= 300) throw new Error(`${what} for ${label}: ${method} ${path} answered ${res.status} ${res.text}`);
+  async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<FixtureResponse> {
+    const res: ApiResponse = await t.api(platform, method, path, body);
+    if (res.status >= 300) throw new Error(`fixtures for ${label}: ${method} ${path} answered ${res.status} ${res.text}`);
     return res;
   }
-  // Fuzzed PATCH /config bodies may have left a currency or direction disabled: enable what the fixtures use.
-  await create('enabling the fixtures’ currencies', 'PATCH', '/config', {
-    supportedCurrencies: ['USD', 'MXN'].map((currencyCode) => ({
-      currencyCode,
-      minAmount: 1,
-      maxAmount: 1_000_000_000,
-      requiredCounterpartyFields: [],
-      enabledTransactionTypes: ['INCOMING', 'OUTGOING'],
-    })),
-  });
-  const customer = await create('creating a customer', 'POST', '/customers', {
-    customerType: 'INDIVIDUAL',
-    platformCustomerId: `${label}-customer`,
-    fullName: `${label} Customer`,
-    email: `${label}@example.com`,
-    currencies: ['USD'],
-  });
-  const customerId = customer.body.id as string;
-  ids.set('Customer', customerId);
-  const token = await create('creating a token', 'POST', '/tokens', { name: `${label} token`, permissions: ['VIEW'] });
-  ids.set('ApiToken', token.body.id as string);
-  // A customer's currencies open its internal accounts; sandbox funding makes a transaction.
-  const accounts = await create('listing internal accounts', 'GET', `/internal-account?customerId=${encodeURIComponent(customerId)}`);
-  const accountId = accounts.body.data[0]?.id as string | undefined;
-  if (!accountId) throw new Error(`a customer with currencies ['USD'] has no internal account: ${accounts.text}`);
-  ids.set('InternalAccount', accountId);
-  await create('funding an internal account', 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 5000 });
-  const external = await create('registering an external account', 'POST', '/customers/external-accounts', { customerId, currency: 'USD', accountInfo: usBankAccount() });
-  ids.set('ExternalAccount', external.body.id as string);
-  // A payout still on its way (no job runs here), so the transaction routes, cancel included, have one to act on.
-  const payout = await create('sending a payout', 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: external.body.id }, amount: 100 });
-  ids.set('Transaction', payout.body.id as string);
-  const clabe = await create('registering a CLABE account', 'POST', '/customers/external-accounts', {
-    customerId,
-    currency: 'MXN',
-    accountInfo: { accountType: 'CLABE', clabeNumber: clabeEndingWith('219'), bankName: 'Fixture Banco', beneficiary: mexicanBeneficiary },
-  });
-  ids.set(idKey('ExternalAccount', 'MXN'), clabe.body.id as string);
-  const quote = await create('creating a quote', 'POST', '/quotes', {
-    source: { sourceType: 'ACCOUNT', accountId },
-    destination: { destinationType: 'ACCOUNT', accountId: clabe.body.id },
-    lockedCurrencySide: 'SENDING',
-    lockedCurrencyAmount: 1000,
-  });
-  ids.set('Quote', quote.body.id as string);
-  const realtime = await create('creating a real-time funded quote', 'POST', '/quotes', {
-    source: { sourceType: 'REALTIME_FUNDING', customerId, currency: 'USD' },
-    destination: { destinationType: 'ACCOUNT', accountId: clabe.body.id },
-    lockedCurrencySide: 'RECEIVING',
-    lockedCurrencyAmount: 10_000,
-  });
-  ids.set(idKey('Quote', 'realtime'), realtime.body.id as string);
-  const platformExternal = await create('registering a platform external account', 'POST', '/platform/external-accounts', { currency: 'USD', accountInfo: usBankAccount() });
-  ids.set(idKey('ExternalAccount', '/platform/external-accounts'), platformExternal.body.id as string);
-  const events = await create('listing webhook events', 'GET', '/webhooks/events?limit=1');
-  const eventId = events.body.data[0]?.id as string | undefined;
-  if (!eventId) throw new Error(`creating resources recorded no event: ${events.text}`);
-  ids.set('Webhook', eventId);
+  for (const fixtures of moduleFixtures) await fixtures.create?.({ call, ids, label });
   return ids;
 }
 

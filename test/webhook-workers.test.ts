@@ -4,8 +4,9 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
-import { createServices } from '../packages/server/src/services.js';
-import { emitEvents } from '../packages/server/src/events/outbox.js';
+import { createContainer } from '../packages/server/src/container.js';
+import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
+import { writeEvents } from '../packages/server/src/events/outbox.js';
 import { exited, ProcessTestBed } from './processes.js';
 
 /**
@@ -90,14 +91,14 @@ describe('webhook workers', () => {
       cleanups.push(() => database.close());
       await migrateToLatest(database.db);
       const config = loadConfig({ ...env, DATA_DIR: '/tmp/moneta-test-unused' });
-      const services = createServices({ config, db: database.db, databaseKind: database.kind, encryptionKey: Buffer.from(ENCRYPTION_KEY, 'hex') });
+      const services = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: Buffer.from(ENCRYPTION_KEY, 'hex') });
       const platform = await services.platforms.create(database.db, { name: 'Two workers', now: new Date() });
       const now = await services.clock.now(platform.id);
       // Sets the endpoint the way PATCH /config does (which also records the TEST greeting).
-      await database.db.transaction().execute((tx) => services.platforms.updateConfig({ tx, platformId: platform.id, now }, { webhookEndpoint: receiver.url }));
+      await runUnitOfWork(database.db, { platformId: platform.id, now, actor: { type: 'OPERATOR' } }, (uow) => services.platforms.updateConfig(uow, { webhookEndpoint: receiver.url }));
       for (let i = 0; i < EVENTS; i += 250) {
         const batch = Array.from({ length: Math.min(250, EVENTS - i) }, (_, k) => ({ type: 'LOAD.TEST', data: { n: i + k } }));
-        await database.db.transaction().execute((tx) => emitEvents(tx, platform.id, now, batch));
+        await database.db.transaction().execute((tx) => writeEvents(tx, platform.id, now, batch));
       }
       const ids = (await database.db.selectFrom('events').select('id').where('platform_id', '=', platform.id).execute()).map((r) => r.id);
       expect(ids.length).toBe(EVENTS + 1);

@@ -4,37 +4,31 @@ import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { API_PREFIX, API_VERSION } from './config.js';
-import { createServices, type AppDeps, type Services } from './services.js';
+import { createContainer, type AppDeps, type Container } from './container.js';
 import { ping } from './db/database.js';
 import { createAuthenticator } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import { createChangeRunner } from './http/idempotency.js';
 import { RouteTable } from './http/route-table.js';
+import { createRoutes, type RouteConfig } from './http/routes.js';
 import type { ApiApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
-import { registerTokenRoutes } from './modules/tokens/routes.js';
-import { registerPlatformRoutes } from './modules/platforms/routes.js';
-import { registerCustomerRoutes } from './modules/customers/routes.js';
-import { registerHostedKycPages, registerKycRoutes, registerSandboxKycRoutes } from './modules/kyc/routes.js';
-import { registerSandboxClockRoutes } from './sandbox/routes.js';
-import { registerAccountRoutes, registerSandboxFundingRoutes } from './modules/accounts/routes.js';
-import { registerTransactionRoutes } from './modules/transactions/routes.js';
-import { registerExternalAccountRoutes } from './modules/external-accounts/routes.js';
-import { registerTransferRoutes } from './modules/transfers/routes.js';
-import { registerExchangeRateRoutes } from './modules/exchange-rates/routes.js';
-import { registerQuoteRoutes, registerSandboxSendRoutes } from './modules/quotes/routes.js';
-import { registerReceiverRoutes } from './modules/receiver/routes.js';
-import { registerWebhookRoutes, registerSandboxWebhookRoutes } from './modules/webhooks/routes.js';
 
-
-export { createServices, type AppDeps, type Services } from './services.js';
+export { createContainer, type AppDeps, type Container } from './container.js';
 
 const HOSTED_TOKEN_IN_URL = /(\/hosted\/kyc\/)[^/?#]+/;
 /** Decorates the plugin scope whose routes pass through the authenticator (see the route table). */
 const AUTHENTICATED_SCOPE = 'monetaAuthenticatedScope';
 
-export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; services: Services; routes: RouteTable }> {
+const CHANGING_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+/**
+ * The HTTP app: the container's modules' routes under the version prefix behind API credentials,
+ * their sandbox routes in sandbox mode, their hosted pages, health and the API reference.
+ */
+export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; container: Container; routes: RouteTable }> {
   const { config } = deps;
-  const services = createServices(deps);
+  const container = createContainer(deps);
   const routes = new RouteTable();
 
   const app = Fastify({
@@ -59,20 +53,27 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  services.jobs.useLogger(app.log);
-  services.webhooks.useLogger(app.log);
+  container.jobs.useLogger(app.log);
+  container.webhooks.useLogger(app.log);
   app.addHook('onRoute', function recordRoute(route) {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const config = (route.config ?? {}) as { permission?: string; public?: boolean };
+    const config = (route.config ?? {}) as RouteConfig & { public?: boolean };
     // Only routes registered in the authenticated scope need credentials; routes a plugin adds
     // elsewhere (the API reference pages) are public even though they cannot say so in their config.
     const isPublic = config.public === true || !this.hasDecorator(AUTHENTICATED_SCOPE);
     for (const method of methods) {
+      // Every change of state goes through the unit of work and the idempotency layer: a route
+      // registered around the route declarations (http/routes.ts) would skip both, so it cannot start.
+      if (!isPublic && CHANGING_METHODS.has(method) && !config.change) {
+        throw new Error(`${method} ${route.url} changes state but was not declared through the module's routes (http/routes.ts)`);
+      }
       routes.add({
         method,
         url: route.url,
         permission: isPublic ? undefined : (config.permission ?? (method === 'GET' || method === 'HEAD' ? 'VIEW' : 'TRANSACT')),
         hasBody: Boolean(route.schema?.body),
+        errors: config.errors ?? [],
+        change: config.change,
       });
     }
   });
@@ -104,34 +105,28 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', mode: config.mode, database: deps.databaseKind, version: API_VERSION });
   });
 
-  await app.register(async (api: ApiApp) => {
-    api.decorate(AUTHENTICATED_SCOPE, true);
-    api.addHook('onRequest', createAuthenticator(services.tokens));
-    // The API speaks JSON only; any other body type is refused with 415.
-    api.removeContentTypeParser(['text/plain']);
-    const { idempotent } = services;
-    registerTokenRoutes(api, { tokens: services.tokens, idempotent });
-    registerPlatformRoutes(api, { platforms: services.platforms, idempotent });
-    registerCustomerRoutes(api, { customers: services.customers, idempotent });
-    registerKycRoutes(api, { kyc: services.kyc, idempotent });
-    registerAccountRoutes(api, { accounts: services.accounts });
-    registerTransactionRoutes(api, { transactions: services.transactions, actions: services.transactionActions, idempotent });
-    registerExternalAccountRoutes(api, { externalAccounts: services.externalAccounts, idempotent });
-    registerTransferRoutes(api, { transfers: services.transfers, idempotent });
-    registerExchangeRateRoutes(api, { exchangeRates: services.exchangeRates });
-    registerQuoteRoutes(api, { quotes: services.quotes, clock: services.clock, idempotent });
-    registerReceiverRoutes(api, { receiver: services.receiver });
-    registerWebhookRoutes(api, { webhooks: services.webhookEvents, idempotent });
-    if (services.sandbox) {
-      registerSandboxClockRoutes(api, { platforms: services.platforms, idempotent });
-      registerSandboxKycRoutes(api, { kyc: services.kyc, idempotent });
-      registerSandboxFundingRoutes(api, { incoming: services.incoming, idempotent });
-      registerSandboxWebhookRoutes(api, { deliverer: services.webhooks });
-      registerSandboxSendRoutes(api, { quotes: services.quotes, idempotent });
-    }
-  }, { prefix: API_PREFIX });
+  const changes = createChangeRunner({ db: deps.db, clock: container.clock, sealer: container.sealer });
+  await app.register(
+    async (api: ApiApp) => {
+      api.decorate(AUTHENTICATED_SCOPE, true);
+      api.addHook('onRequest', createAuthenticator(container.tokens));
+      // The API speaks JSON only; any other body type is refused with 415.
+      api.removeContentTypeParser(['text/plain']);
+      const declare = createRoutes(api, { clock: container.clock, changes });
+      for (const module of container.modules) {
+        module.routes?.(declare, container);
+        if (container.sandbox) module.sandboxRoutes?.(declare, container);
+      }
+    },
+    { prefix: API_PREFIX },
+  );
 
-  await app.register(async (hosted: ApiApp) => registerHostedKycPages(hosted, { kyc: services.kyc, sandbox: services.sandbox }), { prefix: '/hosted' });
+  await app.register(
+    async (hosted) => {
+      for (const module of container.modules) await module.pages?.(hosted, container);
+    },
+    { prefix: '/hosted' },
+  );
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   await app.register(scalar, {
@@ -146,5 +141,5 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     },
   });
 
-  return { app, services, routes };
+  return { app, container, routes };
 }

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Db } from './db/schema.js';
 import { hashSecret } from './lib/secrets.js';
-import type { Services } from './app.js';
+import type { Container } from './container.js';
+import type { ApiTokenId, PlatformId } from './core/ids.js';
 
 export interface Credentials {
-  platformId: string;
-  tokenId: string;
+  platformId: PlatformId;
+  tokenId: ApiTokenId;
   clientId: string;
   /** Known only when it came from the environment or the credentials file this service wrote. */
   clientSecret: string | undefined;
@@ -16,7 +17,7 @@ export interface Credentials {
 
 const CREDENTIALS_FILE = 'credentials.json';
 
-async function firstPlatform(db: Db, services: Services, now: Date, name: string): Promise<string> {
+async function firstPlatform(db: Db, services: Container, now: Date, name: string): Promise<PlatformId> {
   const existing = await db.selectFrom('platforms').select('id').orderBy('created_at').limit(1).executeTakeFirst();
   if (existing) return existing.id;
   return (await services.platforms.create(db, { name, now })).id;
@@ -27,7 +28,7 @@ async function firstPlatform(db: Db, services: Services, now: Date, name: string
  * token is created (or its secret reset) to match; in sandbox without them, a token is generated
  * once and its pair written to DATA_DIR with mode 0600 so it can be found again.
  */
-export async function ensureCredentials(config: Config, db: Db, services: Services): Promise<Credentials | undefined> {
+export async function ensureCredentials(config: Config, db: Db, services: Container): Promise<Credentials | undefined> {
   const now = new Date();
   if (config.apiTokenId && config.apiClientSecret) {
     const token = await db.selectFrom('api_tokens').select(['id', 'platform_id', 'secret_hash']).where('client_id', '=', config.apiTokenId).where('revoked_at', 'is', null).executeTakeFirst();

@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import type { Services } from './services.js';
-import type { TxContext } from './http/idempotency.js';
-import { AppError } from './lib/errors.js';
-import { isId, type IdPrefix } from './lib/ids.js';
+import type { Container } from './container.js';
+import { DomainError } from './core/errors.js';
+import { isId, type Id, type IdPrefix, type PlatformId } from './core/ids.js';
+import { runUnitOfWork, type UnitOfWork } from './core/unit-of-work.js';
 import { PERMISSIONS, type Permission } from './modules/tokens/permissions.js';
 import type { KycStatus } from './modules/customers/schemas.js';
 
@@ -53,7 +53,7 @@ function parseName(raw: string): string {
   return name;
 }
 
-function idParser(prefix: IdPrefix): (raw: string) => string {
+function idParser<P extends IdPrefix>(prefix: P): (raw: string) => Id<P> {
   return (raw) => {
     const value = raw.trim();
     if (!isId(prefix, value)) throw new InvalidArgumentError(`expected an id like ${prefix}:<uuid>.`);
@@ -142,7 +142,7 @@ async function open(config: Config): Promise<DatabaseHandle> {
 interface Session {
   config: Config;
   database: DatabaseHandle;
-  services: Services;
+  services: Container;
 }
 
 function settings(): Config {
@@ -159,11 +159,11 @@ async function withSession(work: (session: Session) => Promise<unknown>): Promis
   const config = settings();
   const database = await open(config);
   try {
-    const { createServices } = await import('./services.js');
+    const { createContainer } = await import('./container.js');
     const { resolveEncryptionKey } = await import('./lib/encryption-key.js');
     // The server's key, so anything a service seals is readable by the server.
     const encryptionKey = resolveEncryptionKey(config);
-    const services = createServices({ config, db: database.db, databaseKind: database.kind, encryptionKey });
+    const services = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey });
     const result = await work({ config, database, services });
     process.stdout.write(`${JSON.stringify(result, jsonValue, 2)}\n`);
   } finally {
@@ -176,16 +176,16 @@ function jsonValue(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? Number(value) : value;
 }
 
-async function requirePlatform(session: Session, platformId: string): Promise<void> {
+async function requirePlatform(session: Session, platformId: PlatformId): Promise<void> {
   const row = await session.database.db.selectFrom('platforms').select('id').where('id', '=', platformId).executeTakeFirst();
   if (!row) throw new CliError(`platform ${platformId} not found`);
 }
 
-/** Runs a state-changing service call the way the API does: one transaction, the platform's clock read before it. */
-async function inTransaction<T>(session: Session, platformId: string, effect: (ctx: TxContext) => Promise<T>): Promise<T> {
+/** Runs a state-changing service call the way the API does: one unit of work, the platform's clock read before it. */
+async function inTransaction<T>(session: Session, platformId: PlatformId, effect: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   await requirePlatform(session, platformId);
   const now = await session.services.clock.now(platformId);
-  return session.database.db.transaction().execute((tx) => effect({ tx, platformId, now }));
+  return runUnitOfWork(session.database.db, { platformId, now, actor: { type: 'OPERATOR' } }, effect);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -234,7 +234,7 @@ function buildProgram(): Command {
     .requiredOption('--platform <id>', 'Platform:<uuid>', idParser('Platform'))
     .requiredOption('--name <name>', 'token name', parseName)
     .requiredOption('--permissions <list>', 'comma-separated: VIEW, TRANSACT, MANAGE', parsePermissions)
-    .action((options: { platform: string; name: string; permissions: Permission[] }) =>
+    .action((options: { platform: PlatformId; name: string; permissions: Permission[] }) =>
       withSession((session) => inTransaction(session, options.platform, (ctx) => session.services.tokens.create(ctx, { name: options.name, permissions: options.permissions }))),
     );
 
@@ -243,7 +243,7 @@ function buildProgram(): Command {
     .description('Revoke an API token (other running processes stop accepting it within AUTH_CACHE_TTL_MS)')
     .requiredOption('--platform <id>', 'Platform:<uuid>', idParser('Platform'))
     .requiredOption('--token <id>', 'ApiToken:<uuid>', idParser('ApiToken'))
-    .action((options: { platform: string; token: string }) =>
+    .action((options: { platform: PlatformId; token: Id<'ApiToken'> }) =>
       withSession(async (session) => {
         await inTransaction(session, options.platform, (ctx) => session.services.tokens.revoke(ctx, options.token));
         return { id: options.token, revoked: true };
@@ -258,7 +258,7 @@ function buildProgram(): Command {
     .requiredOption('--platform <id>', 'Platform:<uuid>', idParser('Platform'))
     .requiredOption('--customer <id>', 'Customer:<uuid>', idParser('Customer'))
     .addOption(new Option('--status <status>', 'the decision').choices(DECISIONS).makeOptionMandatory())
-    .action((options: { platform: string; customer: string; status: (typeof DECISIONS)[number] }) =>
+    .action((options: { platform: PlatformId; customer: Id<'Customer'>; status: (typeof DECISIONS)[number] }) =>
       withSession((session) => inTransaction(session, options.platform, (ctx) => session.services.kyc.decide(ctx, options.customer, options.status))),
     );
 
@@ -270,7 +270,7 @@ function buildProgram(): Command {
     .requiredOption('--platform <id>', 'Platform:<uuid>', idParser('Platform'))
     .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks', parseForwardUrl)
     .addOption(new Option('--interval <ms>', 'how often to look for new events').argParser(parseInterval).default(500))
-    .action((options: { platform: string; forwardTo: string; interval: number }) => listen(options));
+    .action((options: { platform: PlatformId; forwardTo: string; interval: number }) => listen(options));
 
   return program;
 }
@@ -301,7 +301,7 @@ const FORWARD_TIMEOUT_MS = 10_000;
  * and POSTs each one's exact body to `forwardTo` with the headers a delivery carries (signed with the
  * platform's active key). Read-only: the events' own delivery is untouched. Stops on SIGINT/SIGTERM.
  */
-async function listen(options: { platform: string; forwardTo: string; interval: number }): Promise<void> {
+async function listen(options: { platform: PlatformId; forwardTo: string; interval: number }): Promise<void> {
   const config = settings();
   const database = await open(config);
   let stopping = false;
@@ -313,10 +313,10 @@ async function listen(options: { platform: string; forwardTo: string; interval: 
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
-    const { createServices } = await import('./services.js');
+    const { createContainer } = await import('./container.js');
     const { resolveEncryptionKey } = await import('./lib/encryption-key.js');
     const { deliveryHeaders } = await import('./events/delivery.js');
-    const services = createServices({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
+    const services = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
     const session: Session = { config, database, services };
     await requirePlatform(session, options.platform);
     // Fails now (not at the first event) if the signing key cannot be opened with this key.
@@ -381,7 +381,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`moneta: ${error.message}\n`);
       return error.exitCode;
     }
-    if (error instanceof AppError) {
+    if (error instanceof DomainError) {
       process.stderr.write(`moneta: ${error.message} (${error.code})\n`);
       return 1;
     }

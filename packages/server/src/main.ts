@@ -42,13 +42,13 @@ async function main(): Promise<void> {
   say(`moneta: schema up to date${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
 
   const encryptionKey = resolveEncryptionKey(config);
-  const { app, services } = await buildApp({ config, db: database.db, databaseKind: database.kind, encryptionKey });
-  const credentials = await ensureCredentials(config, database.db, services);
+  const { app, container } = await buildApp({ config, db: database.db, databaseKind: database.kind, encryptionKey });
+  const credentials = await ensureCredentials(config, database.db, container);
   const address = await app.listen({ port: config.port, host: config.host });
   // Scheduled work (transfer settlement, expiries) runs in this process, driven by the clock.
-  services.jobs.start();
+  container.jobs.start();
   // Sandbox delivers webhooks in this process; production runs `npm run worker` (any number of them).
-  if (config.mode === 'sandbox' || process.env.MONETA_DELIVER_WEBHOOKS === 'true') services.webhooks.start();
+  if (config.mode === 'sandbox' || process.env.MONETA_DELIVER_WEBHOOKS === 'true') container.webhooks.start();
   // With PORT=0 the bound port is only known now; an explicit PUBLIC_URL always wins.
   banner(config, process.env.PUBLIC_URL || config.port !== 0 ? config.publicUrl : address, database.kind, credentials);
 
@@ -59,8 +59,8 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'draining in-flight requests');
     try {
       await app.close();
-      await services.jobs.stop();
-      await services.webhooks.stop();
+      await container.jobs.stop();
+      await container.webhooks.stop();
       await database.close();
       process.exit(0);
     } catch (error) {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfigOrExit } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
-import { createServices } from './services.js';
+import { createContainer } from './container.js';
 import { resolveEncryptionKey } from './lib/encryption-key.js';
 
 /**
@@ -14,11 +14,11 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel, base: { role: 'worker' } });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
   await migrateToLatest(database.db);
-  const services = createServices({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
-  services.jobs.useLogger(log);
-  services.webhooks.useLogger(log);
-  services.jobs.start();
-  services.webhooks.start(Number(process.env.WORKER_POLL_MS ?? 500));
+  const container = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
+  container.jobs.useLogger(log);
+  container.webhooks.useLogger(log);
+  container.jobs.start();
+  container.webhooks.start(Number(process.env.WORKER_POLL_MS ?? 500));
   log.info({ database: database.kind }, 'worker started: delivering webhooks and running jobs');
 
   let stopping = false;
@@ -26,8 +26,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'worker stopping after in-flight work');
-    await services.webhooks.stop();
-    await services.jobs.stop();
+    await container.webhooks.stop();
+    await container.jobs.stop();
     await database.close();
     process.exit(0);
   };

@@ -1,10 +1,28 @@
 import type { ColumnType, Transaction, Kysely } from 'kysely';
+import type {
+  AccountId,
+  ApiTokenId,
+  CustomerId,
+  ExternalAccountId,
+  HoldId,
+  InternalAccountId,
+  JobId,
+  KycLinkId,
+  LedgerEntryId,
+  PlatformId,
+  PostingAccountId,
+  QuoteId,
+  TransactionId,
+  WebhookAttemptId,
+  WebhookEventId,
+  WebhookKeyId,
+} from '../core/ids.js';
 
 type Timestamp = ColumnType<Date, Date, Date>;
 type Json<T> = ColumnType<T, string, string>;
 
 export interface PlatformsTable {
-  id: string;
+  id: PlatformId;
   name: string;
   config: Json<Record<string, unknown>>;
   clock_offset_ms: ColumnType<bigint, bigint | undefined, bigint>;
@@ -13,8 +31,8 @@ export interface PlatformsTable {
 }
 
 export interface ApiTokensTable {
-  id: string;
-  platform_id: string;
+  id: ApiTokenId;
+  platform_id: PlatformId;
   name: string;
   permissions: Json<string[]>;
   client_id: string;
@@ -25,8 +43,8 @@ export interface ApiTokensTable {
 }
 
 export interface CustomersTable {
-  id: string;
-  platform_id: string;
+  id: CustomerId;
+  platform_id: PlatformId;
   platform_customer_id: string;
   customer_type: 'INDIVIDUAL' | 'BUSINESS';
   kyc_status: 'UNVERIFIED' | 'PENDING' | 'APPROVED' | 'REJECTED' | 'HOLD';
@@ -42,9 +60,9 @@ export interface CustomersTable {
 }
 
 export interface KycLinksTable {
-  id: string;
-  platform_id: string;
-  customer_id: string;
+  id: KycLinkId;
+  platform_id: PlatformId;
+  customer_id: CustomerId;
   token_hash: string;
   redirect_uri: string | null;
   expires_at: Timestamp;
@@ -53,7 +71,7 @@ export interface KycLinksTable {
 }
 
 export interface IdempotencyKeysTable {
-  platform_id: string;
+  platform_id: PlatformId;
   key: string;
   request_hash: string;
   response_status: number | null;
@@ -64,8 +82,8 @@ export interface IdempotencyKeysTable {
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
 
 export interface EventsTable {
-  id: string;
-  platform_id: string;
+  id: WebhookEventId;
+  platform_id: PlatformId;
   type: string;
   payload: Json<Record<string, unknown>>;
   /** The exact JSON text delivered (and signed). */
@@ -79,9 +97,9 @@ export interface EventsTable {
 }
 
 export interface WebhookAttemptsTable {
-  id: string;
-  event_id: string;
-  platform_id: string;
+  id: WebhookAttemptId;
+  event_id: WebhookEventId;
+  platform_id: PlatformId;
   attempt: number;
   url: string;
   started_at: Timestamp;
@@ -93,8 +111,8 @@ export interface WebhookAttemptsTable {
 }
 
 export interface WebhookSigningKeysTable {
-  id: string;
-  platform_id: string;
+  id: WebhookKeyId;
+  platform_id: PlatformId;
   public_key_pem: string;
   private_key_sealed: string;
   status: 'ACTIVE' | 'RETIRING' | 'RETIRED';
@@ -112,9 +130,9 @@ export interface FundingInstructionRecord {
 }
 
 export interface LedgerAccountsTable {
-  id: string;
-  platform_id: string;
-  customer_id: string | null;
+  id: PostingAccountId;
+  platform_id: PlatformId;
+  customer_id: CustomerId | null;
   purpose: LedgerPurpose;
   account_type: InternalAccountType | null;
   currency: string;
@@ -129,28 +147,28 @@ export interface LedgerAccountsTable {
 }
 
 export interface LedgerEntriesTable {
-  id: string;
-  platform_id: string;
+  id: LedgerEntryId;
+  platform_id: PlatformId;
   kind: string;
-  transaction_id: string | null;
+  transaction_id: TransactionId | null;
   description: string | null;
   created_at: Timestamp;
 }
 
 export interface LedgerPostingsTable {
   id: string;
-  entry_id: string;
-  platform_id: string;
-  account_id: string;
+  entry_id: LedgerEntryId;
+  platform_id: PlatformId;
+  account_id: PostingAccountId;
   currency: string;
   amount_minor: bigint;
   created_at: Timestamp;
 }
 
 export interface LedgerHoldsTable {
-  id: string;
-  platform_id: string;
-  account_id: string;
+  id: HoldId;
+  platform_id: PlatformId;
+  account_id: PostingAccountId;
   amount_minor: bigint;
   status: 'ACTIVE' | 'RELEASED' | 'CAPTURED';
   reason: string;
@@ -159,14 +177,16 @@ export interface LedgerHoldsTable {
 }
 
 export interface TransactionsTable {
-  id: string;
-  platform_id: string;
-  customer_id: string | null;
+  id: TransactionId;
+  platform_id: PlatformId;
+  customer_id: CustomerId | null;
   type: 'INCOMING' | 'OUTGOING';
+  /** The kind of payment (a module's payment kind: FUNDING, TRANSFER, QUOTE): who acts on it. */
+  kind: string;
   direction: 'CREDIT' | 'DEBIT';
   status: string;
-  sender_account_id: string | null;
-  receiver_account_id: string | null;
+  sender_account_id: AccountId | null;
+  receiver_account_id: AccountId | null;
   sent_minor: bigint | null;
   sent_currency: string | null;
   received_minor: bigint | null;
@@ -174,7 +194,7 @@ export interface TransactionsTable {
   fees_minor: bigint | null;
   /** NUMERIC comes back as text, exact. */
   exchange_rate: string | null;
-  quote_id: string | null;
+  quote_id: QuoteId | null;
   reference: string | null;
   description: string | null;
   failure_reason: string | null;
@@ -187,8 +207,8 @@ export interface TransactionsTable {
 }
 
 export interface JobsTable {
-  id: string;
-  platform_id: string;
+  id: JobId;
+  platform_id: PlatformId;
   kind: string;
   payload: Json<Record<string, unknown>>;
   run_at: Timestamp;
@@ -200,9 +220,9 @@ export interface JobsTable {
 }
 
 export interface ExternalAccountsTable {
-  id: string;
-  platform_id: string;
-  customer_id: string | null;
+  id: ExternalAccountId;
+  platform_id: PlatformId;
+  customer_id: CustomerId | null;
   currency: string;
   account_type: string;
   platform_account_id: string | null;
@@ -217,13 +237,13 @@ export interface ExternalAccountsTable {
 export type QuoteStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
 
 export interface QuotesTable {
-  id: string;
-  platform_id: string;
-  customer_id: string | null;
+  id: QuoteId;
+  platform_id: PlatformId;
+  customer_id: CustomerId | null;
   status: QuoteStatus;
   source_type: 'ACCOUNT' | 'REALTIME_FUNDING';
-  source_account_id: string | null;
-  destination_account_id: string;
+  source_account_id: InternalAccountId | null;
+  destination_account_id: AccountId;
   sending_currency: string;
   receiving_currency: string;
   locked_side: 'SENDING' | 'RECEIVING';
@@ -236,7 +256,7 @@ export interface QuotesTable {
   /** NUMERIC as text, exact. */
   exchange_rate: string;
   mid_rate: string;
-  transaction_id: string;
+  transaction_id: TransactionId;
   funding_reference: string | null;
   payment_instructions: ColumnType<FundingInstructionRecord[] | null, string | null, string | null>;
   source: Json<Record<string, unknown>>;

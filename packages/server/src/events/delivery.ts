@@ -3,13 +3,23 @@ import pLimit from 'p-limit';
 import { Agent } from 'undici';
 import type { Db, EventsTable } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { AppError } from '../lib/errors.js';
-import { newId } from '../lib/ids.js';
+import { defineError } from '../core/errors.js';
+import { newId, type PlatformId } from '../core/ids.js';
 import { createPoller } from '../lib/poller.js';
 import { signBody, type SigningKeys } from './signing-keys.js';
 import { checkWebhookUrlSyntax, pinnedLookup, resolveDeliveryAddress } from './endpoint-guard.js';
 
 type EventRow = Selectable<EventsTable>;
+
+export const webhookEndpointNotSet = defineError(
+  { status: 400, code: 'WEBHOOK_ENDPOINT_NOT_SET', description: 'The platform has no webhookEndpoint (PATCH /config)' },
+  () => ({ message: 'Set webhookEndpoint with PATCH /config first' }),
+);
+
+export const webhookDeliveryError = defineError(
+  { status: 400, code: 'WEBHOOK_DELIVERY_ERROR', description: 'The webhook endpoint did not answer the test event with a 2xx' },
+  (message: string, details: Record<string, unknown>) => ({ message, details }),
+);
 
 export const RETRY_WINDOW_MS = 7 * 24 * 3600 * 1000;
 export const MAX_RETRY_GAP_MS = 30 * 60 * 1000;
@@ -69,7 +79,7 @@ export function createWebhookDeliverer(deps: {
   clock: Clock;
   keys: SigningKeys;
   mode: 'sandbox' | 'production';
-  webhookEndpoint: (platformId: string) => Promise<string | undefined>;
+  webhookEndpoint: (platformId: PlatformId) => Promise<string | undefined>;
   timeoutMs?: number;
   leaseMs?: number;
   batchSize?: number;
@@ -104,7 +114,7 @@ export function createWebhookDeliverer(deps: {
   }
 
   /** One HTTP attempt; never throws. */
-  async function post(platformId: string, url: string, body: string, eventId: string): Promise<AttemptResult> {
+  async function post(platformId: PlatformId, url: string, body: string, eventId: string): Promise<AttemptResult> {
     const started = Date.now();
     const result = (partial: Omit<AttemptResult, 'url' | 'durationMs'>): AttemptResult => ({ url, durationMs: Date.now() - started, ...partial });
     const syntax = checkWebhookUrlSyntax(url, deps.mode);
@@ -244,9 +254,9 @@ export function createWebhookDeliverer(deps: {
      * Sends a TEST event at once and reports what the endpoint answered. Recorded like any event,
      * never retried.
      */
-    async sendTest(platformId: string): Promise<{ url: string; response_status: number; response_body: string }> {
+    async sendTest(platformId: PlatformId): Promise<{ url: string; response_status: number; response_body: string }> {
       const url = await deps.webhookEndpoint(platformId);
-      if (!url) throw new AppError(400, 'WEBHOOK_ENDPOINT_NOT_SET', 'Set webhookEndpoint with PATCH /config first');
+      if (!url) throw webhookEndpointNotSet();
       const at = await clock.now(platformId);
       const id = newId('Webhook');
       const body = JSON.stringify({ id, type: 'TEST', timestamp: at.toISOString(), data: {} });
@@ -259,7 +269,7 @@ export function createWebhookDeliverer(deps: {
       await record([{ event, attempt }]);
       const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
       if (!ok) {
-        throw new AppError(400, 'WEBHOOK_DELIVERY_ERROR', `The webhook endpoint did not accept the test event${attempt.statusCode ? ` (HTTP ${attempt.statusCode})` : `: ${attempt.error ?? 'no response'}`}`, {
+        throw webhookDeliveryError(`The webhook endpoint did not accept the test event${attempt.statusCode ? ` (HTTP ${attempt.statusCode})` : `: ${attempt.error ?? 'no response'}`}`, {
           url,
           ...(attempt.statusCode !== null ? { response_status: attempt.statusCode } : {}),
           ...(attempt.excerpt ? { response_body: attempt.excerpt } : {}),

@@ -1,6 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { Db, Executor, Tx } from '../db/schema.js';
-import { newId } from '../lib/ids.js';
+import { newId, type PlatformId } from '../core/ids.js';
 import type { Sealer } from '../lib/sealed.js';
 
 export interface PublicSigningKey {
@@ -35,7 +35,7 @@ export type SigningKeys = ReturnType<typeof createSigningKeys>;
 export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
   const cache = new Map<string, LoadedKeys>();
 
-  async function insertKey(executor: Executor, platformId: string, at: Date): Promise<void> {
+  async function insertKey(executor: Executor, platformId: PlatformId, at: Date): Promise<void> {
     const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const id = newId('WebhookKey');
     const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -54,7 +54,7 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
       .execute();
   }
 
-  async function ensure(executor: Executor, platformId: string, at: Date): Promise<void> {
+  async function ensure(executor: Executor, platformId: PlatformId, at: Date): Promise<void> {
     const existing = await executor.selectFrom('webhook_signing_keys').select('id').where('platform_id', '=', platformId).where('status', '=', 'ACTIVE').executeTakeFirst();
     if (!existing) await insertKey(executor, platformId, at);
   }
@@ -67,7 +67,7 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
     ensure,
 
     /** The keys to sign with now (real time decides the overlap end: key lifetimes are operational). */
-    async forSigning(platformId: string): Promise<LoadedKeys> {
+    async forSigning(platformId: PlatformId): Promise<LoadedKeys> {
       const cached = cache.get(platformId);
       if (cached && Date.now() - cached.loadedAt < CACHE_MS) return cached;
       await ensure(db, platformId, new Date());
@@ -90,7 +90,7 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
     },
 
     /** The verifying keys a platform should accept now: the active one and any still in overlap. */
-    async publicKeys(executor: Executor, platformId: string): Promise<PublicSigningKey[]> {
+    async publicKeys(executor: Executor, platformId: PlatformId): Promise<PublicSigningKey[]> {
       const rows = await executor
         .selectFrom('webhook_signing_keys')
         .select(['id', 'public_key_pem', 'status', 'created_at', 'retires_at'])
@@ -110,7 +110,7 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
     },
 
     /** Makes a new active key; the old one keeps signing alongside it for `overlapSeconds`. */
-    async rotate(tx: Tx, platformId: string, overlapSeconds: number, at: Date): Promise<void> {
+    async rotate(tx: Tx, platformId: PlatformId, overlapSeconds: number, at: Date): Promise<void> {
       const retiresAt = new Date(Date.now() + overlapSeconds * 1000);
       await tx.updateTable('webhook_signing_keys').set({ status: 'RETIRED' }).where('platform_id', '=', platformId).where('status', '=', 'RETIRING').execute();
       await tx.updateTable('webhook_signing_keys').set({ status: 'RETIRING', retires_at: retiresAt }).where('platform_id', '=', platformId).where('status', '=', 'ACTIVE').execute();

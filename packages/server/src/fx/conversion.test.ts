@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../lib/errors.js';
+import { DomainError } from '../core/errors.js';
 import { convertDown, convertUp, Dec, MAX_AMOUNT, quoteAmounts, sendingForReceiving, type FeeSchedule, type LockedSide } from './conversion.js';
 
 const none: FeeSchedule = { fixed: 0n, bps: 0 };
@@ -8,14 +8,14 @@ const service: FeeSchedule = { fixed: 0n, bps: 10 };
 const platform: FeeSchedule = { fixed: 10n, bps: 25 };
 const usdMxn = new Dec('17.2');
 
-function refusal(run: () => unknown): AppError {
+function refusal(run: () => unknown): DomainError {
   try {
     run();
   } catch (error) {
-    if (error instanceof AppError) return error;
+    if (error instanceof DomainError) return error;
     throw error;
   }
-  throw new Error('expected an AppError');
+  throw new Error('expected an DomainError');
 }
 
 describe('conversion', () => {

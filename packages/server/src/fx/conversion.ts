@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { AppError } from '../lib/errors.js';
+import { conversionOutOfRange } from './errors.js';
 
 /**
  * Exchange rates as exact decimals. Amounts never pass through this type: conversions below turn
@@ -88,9 +88,7 @@ function checkSchedule(name: string, schedule: FeeSchedule): void {
   }
 }
 
-function outOfRange(message: string, details: Record<string, unknown>): AppError {
-  return new AppError(400, 'AMOUNT_OUT_OF_RANGE', message, details);
-}
+const outOfRange = conversionOutOfRange;
 
 /**
  * The amounts of a conversion. Fees are taken from the total sent and round up; the receiver's

@@ -1,13 +1,14 @@
 import type { Decimal } from 'decimal.js';
 import type { Executor } from '../db/schema.js';
 import { requireCurrency } from '../lib/currencies.js';
-import type { PlatformService } from '../modules/platforms/service.js';
+import type { PlatformId } from '../core/ids.js';
+import type { FeeConfig } from '../modules/platforms/service.js';
 import { convertUp, quoteAmounts, type FeeSchedule, type LockedSide, type QuoteAmounts } from './conversion.js';
 import type { RateSource } from './rate-source.js';
 
 export interface PricingDeps {
   rates: RateSource;
-  platforms: Pick<PlatformService, 'feeConfigs'>;
+  platforms: { feeConfigs(executor: Executor, platformId: PlatformId): Promise<FeeConfig[]> };
   /** The service's own fee, in basis points of the total sent. */
   serviceFeeBps: number;
 }
@@ -46,7 +47,7 @@ export type Pricing = ReturnType<typeof createPricing>;
 export function createPricing(deps: PricingDeps) {
   const { rates, platforms } = deps;
 
-  async function terms(executor: Executor, platformId: string, input: Pick<PriceInput, 'sendingCurrency' | 'receivingCurrency' | 'at'>): Promise<PricingTerms> {
+  async function terms(executor: Executor, platformId: PlatformId, input: Pick<PriceInput, 'sendingCurrency' | 'receivingCurrency' | 'at'>): Promise<PricingTerms> {
     const sending = requireCurrency(input.sendingCurrency);
     requireCurrency(input.receivingCurrency);
     const market = await rates.rate(input.sendingCurrency, input.receivingCurrency, input.at);
@@ -71,7 +72,7 @@ export function createPricing(deps: PricingDeps) {
     terms,
 
     /** Refuses with AMOUNT_OUT_OF_RANGE an amount too small (or too large) to convert. */
-    async price(executor: Executor, platformId: string, input: PriceInput): Promise<Priced> {
+    async price(executor: Executor, platformId: PlatformId, input: PriceInput): Promise<Priced> {
       const t = await terms(executor, platformId, input);
       const amounts = quoteAmounts({
         lockedSide: input.lockedSide,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CURRENCY_CODES } from '../lib/currencies.js';
-import { AppError } from '../lib/errors.js';
+import { DomainError } from '../core/errors.js';
 import { Dec } from './conversion.js';
 import { cachedRateSource, createSandboxRateSource, createTableRateSource, type MarketRate, type RateSource } from './rate-source.js';
 
@@ -83,7 +83,7 @@ describe('sandbox rate source', () => {
     expect(same.mid.eq(1) && same.rate.eq(1)).toBe(true);
     for (const [from, to] of [['USD', 'XYZ'], ['ABC', 'USD'], ['ABC', 'ABC']]) {
       const error = await sandbox.rate(from!, to!, at).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(AppError);
+      expect(error).toBeInstanceOf(DomainError);
       expect(error).toMatchObject({ status: 400, code: 'INVALID_CURRENCY' });
     }
   });

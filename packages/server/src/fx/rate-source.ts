@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Decimal } from 'decimal.js';
 import { currencyOf } from '../lib/currencies.js';
-import { AppError } from '../lib/errors.js';
+import { noRateForCurrency } from './errors.js';
 import { Dec } from './conversion.js';
 
 /** Receiving-currency major units per one sending-currency major unit. */
@@ -88,7 +88,7 @@ export function createTableRateSource(options: {
 
   function usdMid(code: string): Decimal {
     const mid = table.get(code);
-    if (mid === undefined) throw new AppError(400, 'INVALID_CURRENCY', `No exchange rate is available for ${code}`, { currency: code });
+    if (mid === undefined) throw noRateForCurrency(code);
     return mid;
   }
 

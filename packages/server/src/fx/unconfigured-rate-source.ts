@@ -1,4 +1,4 @@
-import { AppError } from '../lib/errors.js';
+import { noRateSource } from './errors.js';
 import type { RateSource } from './rate-source.js';
 
 /**
@@ -8,6 +8,6 @@ import type { RateSource } from './rate-source.js';
 export const unconfiguredRateSource: RateSource = {
   name: 'unconfigured',
   async rate() {
-    throw new AppError(501, 'NOT_IMPLEMENTED', 'No exchange rate source is configured on this installation');
+    throw noRateSource();
   },
 };

@@ -1,29 +1,29 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../lib/errors.js';
+import { forbidden, unauthorized } from '../core/errors.js';
+import type { ApiTokenId, PlatformId } from '../core/ids.js';
 import type { Permission } from '../modules/tokens/permissions.js';
 import { allows } from '../modules/tokens/permissions.js';
-import type { TokenService } from '../modules/tokens/service.js';
+import type { RouteConfig } from './routes.js';
 
 export interface AuthContext {
-  platformId: string;
-  tokenId: string;
+  platformId: PlatformId;
+  tokenId: ApiTokenId;
   permissions: readonly string[];
+}
+
+/** Checks API credentials; the tokens module provides it. */
+export interface CredentialVerifier {
+  verify(user: string, secret: string): Promise<AuthContext | undefined>;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth?: AuthContext;
   }
-  interface FastifyContextConfig {
-    /** Permission a token needs for this route; defaults to VIEW for GET and TRANSACT otherwise. */
-    permission?: Permission;
+  interface FastifyContextConfig extends RouteConfig {
     /** No API credentials (hosted pages, health, the API document). */
     public?: boolean;
   }
-}
-
-function unauthorized(message: string): AppError {
-  return new AppError(401, 'UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Basic realm="moneta"' });
 }
 
 /** Splits `Authorization: Basic base64(user:secret)`; the user may be the token's clientId or its `ApiToken:<uuid>` id. */
@@ -43,7 +43,7 @@ export function requiredPermission(request: FastifyRequest): Permission {
 }
 
 /** Resolves the calling platform from Basic credentials and checks the route's permission. */
-export function createAuthenticator(tokens: TokenService) {
+export function createAuthenticator(tokens: CredentialVerifier) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     if (request.routeOptions.config.public) return;
     const credentials = parseBasic(request.headers.authorization);
@@ -51,11 +51,7 @@ export function createAuthenticator(tokens: TokenService) {
     const token = await tokens.verify(credentials.user, credentials.secret);
     if (!token) throw unauthorized('The API credentials are not valid');
     const needed = requiredPermission(request);
-    if (!allows(token.permissions, needed)) {
-      throw new AppError(403, 'FORBIDDEN', `This API token lacks the ${needed} permission this request needs`, {
-        requiredPermission: needed,
-      });
-    }
+    if (!allows(token.permissions, needed)) throw forbidden(needed);
     request.auth = token;
   };
 }

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { AppError, invalidInput } from '../lib/errors.js';
+import { idempotencyKeyInProgress, idempotencyKeyReused, invalidInput, unauthorized } from '../core/errors.js';
+import { SignatureRequired } from '../core/signature.js';
+import { openUnitOfWork, type Scope, type UnitOfWork } from '../core/unit-of-work.js';
 import { canonicalJson } from '../lib/json.js';
 import { sha256Hex } from '../lib/secrets.js';
 import type { Sealer } from '../lib/sealed.js';
@@ -9,116 +11,143 @@ import type { Sealer } from '../lib/sealed.js';
 const KEY_LIFETIME_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** Lets an effect answer with a status other than the route's usual one (for example 202). */
-export class WithStatus<T> {
-  constructor(
-    readonly status: number,
-    readonly body: T,
-  ) {}
-}
-
-/** What a state-changing service call receives: its transaction, the caller, and the request's time. */
-export interface TxContext {
-  tx: Tx;
-  platformId: string;
-  /** The platform's clock, read once before the transaction (never read the clock inside one). */
-  now: Date;
-}
-
-export type Effect = (ctx: TxContext) => Promise<unknown>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any route's request and reply
 type AnyRequest = FastifyRequest<any, any, any, any, any, any, any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyReply = FastifyReply<any, any, any, any, any, any, any, any>;
 
-/** Sends the reply itself; route handlers return its promise. */
-export type RunIdempotent = (request: AnyRequest, reply: AnyReply, status: number, effect: Effect) => Promise<void>;
+/** How a route that changes state runs: its success status, and whether its work can run in one transaction. */
+export interface ChangeRoute {
+  status: number;
+  /** False for work that calls out over the network: it runs between two short transactions, not inside one. */
+  transactional: boolean;
+}
 
-/**
- * The one idempotency layer. Runs `effect` in a transaction; with an `Idempotency-Key` header the
- * key row is claimed in that same transaction and stores the response, so a replay returns it
- * unchanged (`Idempotent-Replayed: true`), the same key with another body is refused (409), and two
- * concurrent requests with one key execute once: the second waits on the first's uncommitted key
- * row and then replays its answer. A failed effect rolls the key back with everything else.
- */
-export function createIdempotency({ db, clock, sealer }: { db: Db; clock: Clock; sealer: Sealer }): RunIdempotent {
-  return async function runIdempotent(request, reply, status, effect) {
-    const platformId = request.auth?.platformId;
-    const rawKey = request.headers['idempotency-key'];
-    const key = Array.isArray(rawKey) ? rawKey[0] : rawKey;
+export type ChangeEffect = (uow: UnitOfWork) => Promise<unknown>;
+export type OutsideEffect = (scope: Scope) => Promise<unknown>;
 
-    if (platformId === undefined) throw new AppError(401, 'UNAUTHORIZED', 'API credentials are required');
-    const now = await clock.now(platformId);
-    if (key === undefined) {
-      const text = await db.transaction().execute(async (tx) => serialize(reply, status, await effect({ tx, platformId, now })));
-      reply.type('application/json').send(text);
-      return;
-    }
-    if (!KEY_PATTERN.test(key)) {
-      throw invalidInput([
-        { field: 'Idempotency-Key', constraint: { maxLength: 255 }, message: 'Idempotency-Key must be 1-255 printable ASCII characters' },
-      ]);
-    }
+/** The calling platform's scope: who (the API token), for which platform, at the platform's time now. */
+export async function requestScope(request: AnyRequest, clock: Clock): Promise<Scope> {
+  const auth = request.auth;
+  if (!auth) throw unauthorized('API credentials are required');
+  return { platformId: auth.platformId, actor: { type: 'API_TOKEN', tokenId: auth.tokenId, permissions: auth.permissions }, now: await clock.now(auth.platformId) };
+}
 
-    const requestHash = sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
-
-    const outcome = await db.transaction().execute(async (tx) => {
-      const claimed = await tx
-        .insertInto('idempotency_keys')
-        .values({ platform_id: platformId, key, request_hash: requestHash, created_at: now })
-        .onConflict((oc) => oc.columns(['platform_id', 'key']).doNothing())
-        .returning('key')
-        .executeTakeFirst();
-
-      if (!claimed) {
-        const stored = await tx
-          .selectFrom('idempotency_keys')
-          .selectAll()
-          .where('platform_id', '=', platformId)
-          .where('key', '=', key)
-          .forUpdate()
-          .executeTakeFirstOrThrow();
-        const expired = now.getTime() - stored.created_at.getTime() > KEY_LIFETIME_MS;
-        if (!expired) {
-          if (stored.request_hash !== requestHash) {
-            throw new AppError(409, 'CONFLICT', 'This Idempotency-Key was already used with a different request', {
-              idempotencyKey: key,
-            });
-          }
-          if (stored.response_status === null || stored.response_body === null) {
-            throw new AppError(409, 'CONFLICT', 'A request with this Idempotency-Key is still in progress', {
-              idempotencyKey: key,
-            });
-          }
-          return { replayed: true, status: stored.response_status, text: sealer.open(stored.response_body, `${platformId}\n${key}`) };
-        }
-        await tx
-          .updateTable('idempotency_keys')
-          .set({ request_hash: requestHash, created_at: now, response_status: null, response_body: null })
-          .where('platform_id', '=', platformId)
-          .where('key', '=', key)
-          .execute();
-      }
-
-      const text = serialize(reply, status, await effect({ tx, platformId, now }));
-      await tx
-        .updateTable('idempotency_keys')
-        // Stored responses can carry secrets (a new API token's secret, a hosted-link token): sealed at rest.
-        .set({ response_status: reply.statusCode, response_body: sealer.seal(text, `${platformId}\n${key}`) })
-        .where('platform_id', '=', platformId)
-        .where('key', '=', key)
-        .execute();
-      return { replayed: false, status: reply.statusCode, text };
-    });
-
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    reply.code(outcome.status).type('application/json').send(outcome.text);
-  };
+function idempotencyKeyOf(request: AnyRequest): string | undefined {
+  const raw = request.headers['idempotency-key'];
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (key !== undefined && !KEY_PATTERN.test(key)) {
+    throw invalidInput([{ field: 'Idempotency-Key', constraint: { maxLength: 255 }, message: 'Idempotency-Key must be 1-255 printable ASCII characters' }]);
+  }
+  return key;
 }
 
 /** Serializes through the route's response schema, exactly as Fastify would, so a replay is identical. */
-function serialize(reply: AnyReply, status: number, result: unknown): string {
-  const { code, body } = result instanceof WithStatus ? { code: result.status, body: result.body } : { code: status, body: result };
-  reply.code(code);
-  return String(reply.serialize(body));
+function serialize(reply: AnyReply, status: number, result: unknown): { status: number; text: string } {
+  const answer = result instanceof SignatureRequired ? { status: 202, body: result.challenge } : { status, body: result };
+  reply.code(answer.status);
+  return { status: answer.status, text: String(reply.serialize(answer.body)) };
+}
+
+type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; text: string };
+
+export type ChangeRunner = ReturnType<typeof createChangeRunner>;
+
+/**
+ * The one way a state-changing route runs: in a unit of work, under the one idempotency layer. The
+ * route table applies it to every POST, PATCH and DELETE of the API; no route opts in by hand.
+ *
+ * With an `Idempotency-Key`, the key row is claimed in the same transaction as the effect and
+ * stores the response, so a replay returns it unchanged (`Idempotent-Replayed: true`), the same key
+ * with another request is refused (409), and two concurrent requests with one key execute once: the
+ * second waits on the first's uncommitted key row and then replays its answer. A failed effect
+ * rolls the key back with everything else. A 202 asking for the end user's signature is not
+ * stored: the signed retry under the same key is the request that executes.
+ */
+export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock; sealer: Sealer }) {
+  async function claim(tx: Tx, scope: Scope, key: string, requestHash: string): Promise<Claim> {
+    const claimed = await tx
+      .insertInto('idempotency_keys')
+      .values({ platform_id: scope.platformId, key, request_hash: requestHash, created_at: scope.now })
+      .onConflict((oc) => oc.columns(['platform_id', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (claimed) return { kind: 'claimed' };
+    const stored = await tx.selectFrom('idempotency_keys').selectAll().where('platform_id', '=', scope.platformId).where('key', '=', key).forUpdate().executeTakeFirstOrThrow();
+    const expired = scope.now.getTime() - stored.created_at.getTime() > KEY_LIFETIME_MS;
+    if (!expired) {
+      if (stored.request_hash !== requestHash) throw idempotencyKeyReused(key);
+      if (stored.response_status === null || stored.response_body === null) throw idempotencyKeyInProgress(key);
+      return { kind: 'replay', status: stored.response_status, text: sealer.open(stored.response_body, `${scope.platformId}\n${key}`) };
+    }
+    await tx
+      .updateTable('idempotency_keys')
+      .set({ request_hash: requestHash, created_at: scope.now, response_status: null, response_body: null })
+      .where('platform_id', '=', scope.platformId)
+      .where('key', '=', key)
+      .execute();
+    return { kind: 'claimed' };
+  }
+
+  async function store(tx: Tx, scope: Scope, key: string, answer: { status: number; text: string }): Promise<void> {
+    if (answer.status === 202) {
+      await tx.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', key).execute();
+      return;
+    }
+    await tx
+      .updateTable('idempotency_keys')
+      // Stored responses can carry secrets (a new API token's secret, a hosted-link token): sealed at rest.
+      .set({ response_status: answer.status, response_body: sealer.seal(answer.text, `${scope.platformId}\n${key}`) })
+      .where('platform_id', '=', scope.platformId)
+      .where('key', '=', key)
+      .execute();
+  }
+
+  /** Runs `effect` in one transaction with the key claim and the stored response. */
+  async function inTransaction(request: AnyRequest, reply: AnyReply, route: ChangeRoute, effect: ChangeEffect): Promise<{ replayed: boolean; status: number; text: string }> {
+    const scope = await requestScope(request, clock);
+    const key = idempotencyKeyOf(request);
+    const requestHash = key === undefined ? '' : sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
+    return db.transaction().execute(async (tx) => {
+      if (key !== undefined) {
+        const claimed = await claim(tx, scope, key, requestHash);
+        if (claimed.kind === 'replay') return { replayed: true, status: claimed.status, text: claimed.text };
+      }
+      const { uow, complete } = openUnitOfWork(tx, scope);
+      const answer = serialize(reply, route.status, await effect(uow));
+      await complete();
+      if (key !== undefined) await store(tx, scope, key, answer);
+      return { replayed: false, ...answer };
+    });
+  }
+
+  /** Work that must not hold a transaction open: the key is claimed and committed first, the response stored after. */
+  async function outsideTransaction(request: AnyRequest, reply: AnyReply, route: ChangeRoute, effect: OutsideEffect): Promise<{ replayed: boolean; status: number; text: string }> {
+    const scope = await requestScope(request, clock);
+    const key = idempotencyKeyOf(request);
+    if (key === undefined) return { replayed: false, ...serialize(reply, route.status, await effect(scope)) };
+    const requestHash = sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
+    const claimed = await db.transaction().execute((tx) => claim(tx, scope, key, requestHash));
+    if (claimed.kind === 'replay') return { replayed: true, status: claimed.status, text: claimed.text };
+    let answer: { status: number; text: string };
+    try {
+      answer = serialize(reply, route.status, await effect(scope));
+    } catch (error) {
+      await db.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', key).execute();
+      throw error;
+    }
+    await db.transaction().execute((tx) => store(tx, scope, key, answer));
+    return { replayed: false, ...answer };
+  }
+
+  return {
+    /** Sends the reply itself; route handlers return its promise. */
+    async run(request: AnyRequest, reply: AnyReply, route: ChangeRoute, effect: ChangeEffect | OutsideEffect): Promise<void> {
+      const outcome = route.transactional
+        ? await inTransaction(request, reply, route, effect as ChangeEffect)
+        : await outsideTransaction(request, reply, route, effect as OutsideEffect);
+      if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+      reply.code(outcome.status).type('application/json').send(outcome.text);
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import FindMyWay from 'find-my-way';
+import type { ErrorSpec } from '../core/errors.js';
 
 export interface RouteEntry {
   method: string;
@@ -6,11 +7,16 @@ export interface RouteEntry {
   /** Permission needed, or undefined for unauthenticated routes. */
   permission: string | undefined;
   hasBody: boolean;
+  /** Every error the route declares it can answer (empty for routes outside the API). */
+  errors: readonly ErrorSpec[];
+  /** Set on state-changing API routes: they run under the idempotency layer. */
+  change: { status: number; transactional: boolean } | undefined;
 }
 
 /**
  * Every route the app serves, recorded as it is registered: answers 405 for a known path with the
- * wrong method, and lets tests sweep every route (tenancy, bad input) without a hand-kept list.
+ * wrong method, and lets tests sweep every route (tenancy, bad input, idempotency, declared errors)
+ * without a hand-kept list.
  */
 export class RouteTable {
   readonly entries: RouteEntry[] = [];
@@ -19,7 +25,8 @@ export class RouteTable {
   add(entry: RouteEntry): void {
     this.entries.push(entry);
     if (entry.method === 'HEAD') return;
-    this.#router.on(entry.method as 'GET', entry.url, () => undefined);
+    const index = this.entries.length - 1;
+    this.#router.on(entry.method as 'GET', entry.url, () => undefined, { index });
   }
 
   methodsFor(path: string): string[] {
@@ -29,5 +36,12 @@ export class RouteTable {
       if (this.#router.find(entry.method as 'GET', path)) methods.add(entry.method);
     }
     return [...methods].sort();
+  }
+
+  /** The route a request with this method and path reaches, if any. */
+  match(method: string, path: string): RouteEntry | undefined {
+    const found = this.#router.find(method as 'GET', path.split('?')[0] ?? '/');
+    const index = (found?.store as { index?: number } | undefined)?.index;
+    return index === undefined ? undefined : this.entries[index];
   }
 }

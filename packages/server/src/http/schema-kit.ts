@@ -1,13 +1,17 @@
 import { Type, type TSchema } from 'typebox';
-import { idPattern, type IdPrefix } from '../lib/ids.js';
+import { idPattern, type AccountId, type Id as BrandedId, type IdPrefix } from '../core/ids.js';
 
 /** Shared schema pieces, so every route speaks the same shapes. */
 
 export const Timestamp = Type.String({ format: 'date-time' });
 
-export function Id(prefix: IdPrefix) {
-  return Type.String({ pattern: idPattern(prefix), description: `${prefix}:<uuid>` });
+/** An id of one type; the request type is the branded id (`CustomerId`), so it cannot be mixed up. */
+export function Id<P extends IdPrefix>(prefix: P) {
+  return Type.Unsafe<BrandedId<P>>(Type.String({ pattern: idPattern(prefix), description: `${prefix}:<uuid>` }));
 }
+
+/** An internal or an external account's id (either side of a payment). */
+export const AccountIdSchema = Type.Unsafe<AccountId>(Type.String({ pattern: '^(InternalAccount|ExternalAccount):[0-9a-f-]{36}$', description: 'InternalAccount:<uuid> or ExternalAccount:<uuid>' }));
 
 export const SortOrder = Type.String({ enum: ['asc', 'desc'], default: 'desc' });
 
@@ -41,26 +45,6 @@ export const FieldError = Type.Object({
   message: Type.Optional(Type.String()),
 });
 
-export const ErrorBody = Type.Object({
-  status: Type.Integer(),
-  code: Type.String(),
-  message: Type.String(),
-  details: Type.Optional(Type.Object({ errors: Type.Optional(Type.Array(FieldError)) }, { additionalProperties: true })),
-});
-
-/** Error responses documented on every route. */
-export const errorResponses = {
-  400: ErrorBody,
-  401: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  409: ErrorBody,
-  500: ErrorBody,
-};
-
-/** Routes that need a rail or a rate source production may not have: they answer 501 there. */
-export const errorResponsesWithoutRail = { ...errorResponses, 501: ErrorBody };
-
 /**
  * An amount in a currency's smallest unit: `bigint` in TypeScript, a JSON integer on the wire
  * (never a float, never a string).
@@ -77,6 +61,7 @@ export function RequestAmount(options: { minimum?: number; description?: string 
 
 /** The 202 body of the signed-retry flow. */
 export const SignedRequestChallenge = Type.Object({
+  type: Type.Optional(Type.String()),
   payloadToSign: Type.String(),
   requestId: Type.String(),
   expiresAt: Timestamp,

@@ -1,22 +1,28 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/schema.js';
-import type { TxContext } from '../http/idempotency.js';
+import { newId, type JobId, type PlatformId } from '../core/ids.js';
+import { openUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
 import { createPoller } from '../lib/poller.js';
 
-export type JobHandler = (ctx: TxContext, payload: Record<string, unknown>) => Promise<void>;
+/** Handles one job in a unit of work of its own (its platform, that platform's time, actor JOB). */
+export type JobHandler = (uow: UnitOfWork, payload: Record<string, unknown>) => Promise<void>;
 
 const MAX_ATTEMPTS = 20;
 
 /** Schedules work inside the caller's transaction, so it exists exactly when the change that needs it commits. */
-export async function scheduleJob(tx: Tx, job: { platformId: string; kind: string; payload: Record<string, unknown>; runAt: Date; at: Date }): Promise<string> {
+export async function scheduleJob(uow: UnitOfWork, job: { kind: string; payload: Record<string, unknown>; runAt: Date }): Promise<JobId> {
   const id = newId('Job');
-  await tx
+  await uow.tx
     .insertInto('jobs')
-    .values({ id, platform_id: job.platformId, kind: job.kind, payload: JSON.stringify(job.payload), run_at: job.runAt, status: 'PENDING', created_at: job.at, updated_at: job.at })
+    .values({ id, platform_id: uow.platformId, kind: job.kind, payload: JSON.stringify(job.payload), run_at: job.runAt, status: 'PENDING', created_at: uow.now, updated_at: uow.now })
     .execute();
   return id;
+}
+
+/** When a job scheduled `afterMs` from the unit of work's time runs. */
+export function inMs(uow: UnitOfWork, afterMs: number): Date {
+  return new Date(uow.now.getTime() + afterMs);
 }
 
 export type JobRunner = ReturnType<typeof createJobRunner>;
@@ -51,7 +57,11 @@ export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
       const handler = handlers.get(job.kind);
       try {
         if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-        await runInSavepoint(tx, () => handler({ tx, platformId: job.platform_id, now: platformNow }, job.payload));
+        await runInSavepoint(tx, async () => {
+          const { uow, complete } = openUnitOfWork(tx, { platformId: job.platform_id as PlatformId, now: platformNow, actor: { type: 'JOB', jobId: job.id as JobId, kind: job.kind } });
+          await handler(uow, job.payload);
+          await complete();
+        });
         await tx.updateTable('jobs').set({ status: 'DONE', attempts: job.attempts + 1, updated_at: platformNow }).where('id', '=', job.id).execute();
       } catch (error) {
         failed = { id: job.id, attempts: job.attempts + 1, error, platformNow };

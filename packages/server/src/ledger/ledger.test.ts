@@ -1,11 +1,15 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../../test/harness.js';
-import { AppError } from '../lib/errors.js';
-import { endHold, placeHold, postEntry, reconcile } from './ledger.js';
+import { DomainError } from '../core/errors.js';
+import type { HoldId, InternalAccountId, LedgerAccountId, LedgerEntryId, PlatformId, PostingAccountId } from '../core/ids.js';
+import { runUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
+import { OUTSIDE, type Move } from './index.js';
+import { postEntry } from './postings.js';
+import { reconcile } from './reconcile.js';
 
 let t: TestApp;
-let platformId: string;
+let platformId: PlatformId;
 beforeAll(async () => {
   t = await createTestApp();
   platformId = t.platform.id;
@@ -13,26 +17,39 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const at = () => new Date();
+const BAD_ENTRY = 'LedgerEntry:bad' as LedgerEntryId;
 
-/** A fresh customer-style account (may not go negative) and the platform's EXTERNAL account in a currency. */
-async function accountsIn(currency: string): Promise<{ account: string; external: string }> {
-  return t.database.db.transaction().execute(async (tx) => {
-    const customer = await t.services.customers.create({ tx, platformId, now: at() }, { customerType: 'INDIVIDUAL', fullName: 'Ledger Test', currencies: [currency] });
-    const account = await tx.selectFrom('ledger_accounts').select('id').where('customer_id', '=', customer.id).executeTakeFirstOrThrow();
-    const external = await t.services.accounts.systemAccount(tx, platformId, 'EXTERNAL', currency, at());
-    return { account: account.id, external };
+function work<T>(run: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  return runUnitOfWork(t.database.db, { platformId, now: at(), actor: { type: 'OPERATOR' } }, run);
+}
+
+/** A fresh customer account (may not go negative) and the platform's EXTERNAL account in a currency. */
+async function accountsIn(currency: string): Promise<{ account: InternalAccountId; external: LedgerAccountId }> {
+  return work(async (uow) => {
+    const customer = await t.container.customers.create(uow, { customerType: 'INDIVIDUAL', fullName: 'Ledger Test', currencies: [currency] });
+    const account = await uow.tx.selectFrom('ledger_accounts').select('id').where('customer_id', '=', customer.id).executeTakeFirstOrThrow();
+    const external = await t.container.ledger.systemAccount(uow.tx, platformId, 'EXTERNAL', currency, at());
+    return { account: account.id as InternalAccountId, external };
   });
 }
 
-async function balanceOf(accountId: string): Promise<{ total: bigint; held: bigint }> {
+async function balanceOf(accountId: PostingAccountId): Promise<{ total: bigint; held: bigint }> {
   const row = await t.database.db.selectFrom('ledger_accounts').select(['total_minor', 'held_minor']).where('id', '=', accountId).executeTakeFirstOrThrow();
   return { total: row.total_minor, held: row.held_minor };
 }
 
-async function move(from: string, to: string, currency: string, amount: bigint) {
-  return t.database.db.transaction().execute((tx) =>
-    postEntry(tx, { platformId, kind: 'TEST', postings: [{ accountId: from, currency, amount: -amount }, { accountId: to, currency, amount }], at: at() }),
-  );
+/** A move between an internal account and the outside world (the EXTERNAL bookkeeping account). */
+function between(from: InternalAccountId | typeof OUTSIDE, to: InternalAccountId | typeof OUTSIDE, currency: string, amount: bigint): Move {
+  return { name: 'test', legs: [{ account: from, currency, amount: -amount }, { account: to, currency, amount }] };
+}
+
+async function move(from: InternalAccountId | typeof OUTSIDE, to: InternalAccountId | typeof OUTSIDE, currency: string, amount: bigint) {
+  return work((uow) => t.container.ledger.book(uow, { kind: 'TEST' }, between(from, to, currency, amount)));
+}
+
+/** The ledger's refusal of a debit beyond the available balance: 400 INVALID_AMOUNT, reason INSUFFICIENT_FUNDS. */
+function insufficient(error: unknown): boolean {
+  return error instanceof DomainError && error.status === 400 && error.code === 'INVALID_AMOUNT' && error.reason === 'INSUFFICIENT_FUNDS';
 }
 
 describe('ledger', () => {
@@ -50,30 +67,30 @@ describe('ledger', () => {
     const { account } = await accountsIn('USD');
     await expect(
       t.database.db.transaction().execute(async (tx) => {
-        await tx.insertInto('ledger_entries').values({ id: 'LedgerEntry:bad', platform_id: platformId, kind: 'TAMPER', transaction_id: null, description: null, created_at: at() }).execute();
-        await tx.insertInto('ledger_postings').values({ id: 'p-bad', entry_id: 'LedgerEntry:bad', platform_id: platformId, account_id: account, currency: 'USD', amount_minor: 5n, created_at: at() }).execute();
+        await tx.insertInto('ledger_entries').values({ id: BAD_ENTRY, platform_id: platformId, kind: 'TAMPER', transaction_id: null, description: null, created_at: at() }).execute();
+        await tx.insertInto('ledger_postings').values({ id: 'p-bad', entry_id: BAD_ENTRY, platform_id: platformId, account_id: account, currency: 'USD', amount_minor: 5n, created_at: at() }).execute();
       }),
     ).rejects.toThrow(/does not balance/);
-    const left = await t.database.db.selectFrom('ledger_entries').select('id').where('id', '=', 'LedgerEntry:bad').execute();
+    const left = await t.database.db.selectFrom('ledger_entries').select('id').where('id', '=', BAD_ENTRY).execute();
     expect(left).toEqual([]);
   });
 
   it('a debit beyond the available balance is INSUFFICIENT_FUNDS and changes nothing', async () => {
-    const { account, external } = await accountsIn('USD');
-    await move(external, account, 'USD', 500n);
-    const error = await move(account, external, 'USD', 501n).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).code).toBe('INSUFFICIENT_FUNDS');
+    const { account } = await accountsIn('USD');
+    await move(OUTSIDE, account, 'USD', 500n);
+    const error = await move(account, OUTSIDE, 'USD', 501n).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(insufficient(error)).toBe(true);
     expect(await balanceOf(account)).toEqual({ total: 500n, held: 0n });
-    await move(account, external, 'USD', 500n);
+    await move(account, OUTSIDE, 'USD', 500n);
     expect(await balanceOf(account)).toEqual({ total: 0n, held: 0n });
   });
 
   it('amounts far beyond 2^53 stay exact', async () => {
     const { account, external } = await accountsIn('BTC');
     const huge = 2n ** 60n + 7n;
-    await move(external, account, 'BTC', huge);
-    await move(external, account, 'BTC', huge);
+    await move(OUTSIDE, account, 'BTC', huge);
+    await move(OUTSIDE, account, 'BTC', huge);
     expect((await balanceOf(account)).total).toBe(2n * huge);
     // A bookkeeping account keeps no running balance; its balance is the sum of its postings.
     const posted = await t.database.db.selectFrom('ledger_postings').select((eb) => eb.fn.sum<bigint>('amount_minor').as('sum')).where('account_id', '=', external).executeTakeFirstOrThrow();
@@ -81,45 +98,46 @@ describe('ledger', () => {
   });
 
   it('a hold leaves totalBalance alone, lowers the available balance, and cannot exceed it', async () => {
-    const { account, external } = await accountsIn('EUR');
-    await move(external, account, 'EUR', 1000n);
-    const holdId = await t.database.db.transaction().execute((tx) => placeHold(tx, { platformId, accountId: account, amount: 700n, reason: 'test', at: at() }));
+    const { account } = await accountsIn('EUR');
+    await move(OUTSIDE, account, 'EUR', 1000n);
+    const holdId: HoldId = await work((uow) => t.container.ledger.hold(uow, { account, amount: 700n, reason: 'test' }));
     expect(await balanceOf(account)).toEqual({ total: 1000n, held: 700n });
-    const tooMuch = await t.database.db.transaction().execute((tx) => placeHold(tx, { platformId, accountId: account, amount: 301n, reason: 'test', at: at() })).catch((e: unknown) => e);
-    expect((tooMuch as AppError).code).toBe('INSUFFICIENT_FUNDS');
-    const overspend = await move(account, external, 'EUR', 301n).catch((e: unknown) => e);
-    expect((overspend as AppError).code).toBe('INSUFFICIENT_FUNDS');
-    await t.database.db.transaction().execute((tx) => endHold(tx, { platformId, holdId, outcome: 'RELEASED', at: at() }));
+    const tooMuch = await work((uow) => t.container.ledger.hold(uow, { account, amount: 301n, reason: 'test' })).catch((e: unknown) => e);
+    expect(insufficient(tooMuch)).toBe(true);
+    const overspend = await move(account, OUTSIDE, 'EUR', 301n).catch((e: unknown) => e);
+    expect(insufficient(overspend)).toBe(true);
+    await work((uow) => t.container.ledger.release(uow, holdId));
     expect(await balanceOf(account)).toEqual({ total: 1000n, held: 0n });
-    await expect(t.database.db.transaction().execute((tx) => endHold(tx, { platformId, holdId, outcome: 'RELEASED', at: at() }))).rejects.toThrow(/not active/);
+    await expect(work((uow) => t.container.ledger.release(uow, holdId))).rejects.toThrow(/not active/);
   });
 
   it('capturing a hold and posting its debit in one transaction moves the held funds exactly once', async () => {
-    const { account, external } = await accountsIn('GBP');
-    await move(external, account, 'GBP', 1000n);
-    const holdId = await t.database.db.transaction().execute((tx) => placeHold(tx, { platformId, accountId: account, amount: 400n, reason: 'card', at: at() }));
-    await t.database.db.transaction().execute(async (tx) => {
-      const { amount } = await endHold(tx, { platformId, holdId, outcome: 'CAPTURED', at: at() });
-      await postEntry(tx, { platformId, kind: 'CAPTURE', postings: [{ accountId: account, currency: 'GBP', amount: -amount }, { accountId: external, currency: 'GBP', amount }], at: at() });
-    });
+    const { account } = await accountsIn('GBP');
+    await move(OUTSIDE, account, 'GBP', 1000n);
+    const holdId = await work((uow) => t.container.ledger.hold(uow, { account, amount: 400n, reason: 'card' }));
+    await work((uow) => t.container.ledger.capture(uow, holdId, { kind: 'CAPTURE' }, OUTSIDE));
     expect(await balanceOf(account)).toEqual({ total: 600n, held: 0n });
+    // A capture may move less than was held (a card clearing below its authorization): the rest is released.
+    const smaller = await work((uow) => t.container.ledger.hold(uow, { account, amount: 300n, reason: 'card' }));
+    await work((uow) => t.container.ledger.capture(uow, smaller, { kind: 'CAPTURE' }, OUTSIDE, 120n));
+    expect(await balanceOf(account)).toEqual({ total: 480n, held: 0n });
   });
 
   it('100 concurrent debits racing on one account never overspend', async () => {
-    const { account, external } = await accountsIn('MXN');
-    await move(external, account, 'MXN', 1000n);
-    const results = await Promise.allSettled(Array.from({ length: 100 }, () => move(account, external, 'MXN', 30n)));
+    const { account } = await accountsIn('MXN');
+    await move(OUTSIDE, account, 'MXN', 1000n);
+    const results = await Promise.allSettled(Array.from({ length: 100 }, () => move(account, OUTSIDE, 'MXN', 30n)));
     const succeeded = results.filter((r) => r.status === 'fulfilled').length;
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as AppError).code);
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => insufficient((r as PromiseRejectedResult).reason));
     expect(succeeded).toBe(33);
-    expect(new Set(refused)).toEqual(new Set(['INSUFFICIENT_FUNDS']));
+    expect(new Set(refused)).toEqual(new Set([true]));
     expect(await balanceOf(account)).toEqual({ total: 10n, held: 0n });
   });
 
   it('the reconciliation finds a balance changed behind the ledger’s back', async () => {
     expect(await reconcile(t.database.db)).toEqual([]);
-    const { account, external } = await accountsIn('CAD');
-    await move(external, account, 'CAD', 100n);
+    const { account } = await accountsIn('CAD');
+    await move(OUTSIDE, account, 'CAD', 100n);
     await sql`UPDATE ledger_accounts SET total_minor = total_minor + 1 WHERE id = ${account}`.execute(t.database.db);
     const violations = await reconcile(t.database.db);
     expect(violations.map((v) => v.check)).toEqual(['balance equals postings']);

@@ -1,4 +1,5 @@
 import type { Db } from '../db/schema.js';
+import type { PlatformId } from '../core/ids.js';
 
 /**
  * The one source of "now". In sandbox each platform may move its own clock forward, so expiry and
@@ -6,11 +7,11 @@ import type { Db } from '../db/schema.js';
  */
 export interface Clock {
   /** The time as the given platform sees it (real time plus its sandbox offset). */
-  now(platformId: string): Promise<Date>;
+  now(platformId: PlatformId): Promise<Date>;
   /** Real wall-clock time; for process-level concerns such as caches and logs. */
   realNow(): Date;
   /** Forget a cached offset after it changed (the change itself is written by the sandbox module). */
-  invalidate(platformId: string): void;
+  invalidate(platformId: PlatformId): void;
 }
 
 interface CachedOffset {
@@ -23,7 +24,7 @@ export function createClock(options: { db: Db; sandbox: boolean; cacheMs?: numbe
   const cacheMs = options.cacheMs ?? 1000;
   const offsets = new Map<string, CachedOffset>();
 
-  async function offsetOf(platformId: string): Promise<number> {
+  async function offsetOf(platformId: PlatformId): Promise<number> {
     const cached = offsets.get(platformId);
     const at = realNowMs();
     if (cached && at - cached.readAt < cacheMs) return cached.offsetMs;

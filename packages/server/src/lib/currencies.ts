@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { defineError } from '../core/errors.js';
 
 /** A currency the service can hold or move; amounts are integers in units of 10^-decimals. */
 export interface Currency {
@@ -32,10 +32,22 @@ export function currencyOf(code: string): Currency | undefined {
   return CURRENCIES.get(code);
 }
 
+// Every INVALID_CURRENCY carries details {reason, currency} (and `expected` when another one was due).
+
+export const unknownCurrency = defineError(
+  { status: 400, code: 'INVALID_CURRENCY', reason: 'UNKNOWN_CURRENCY', description: 'The currency code is not one this service holds' },
+  (currency: string) => ({ message: `Unknown currency ${currency}`, details: { currency } }),
+);
+
+export const currencyMismatch = defineError(
+  { status: 400, code: 'INVALID_CURRENCY', reason: 'CURRENCY_MISMATCH', description: 'The currency is not the one the account or quote holds' },
+  (currency: string, expected: string, message: string) => ({ message, details: { currency, expected } }),
+);
+
 /** The currency of a code, or 400 INVALID_CURRENCY (a code read back from storage is always known). */
 export function requireCurrency(code: string): Currency {
   const found = CURRENCIES.get(code);
-  if (!found) throw new AppError(400, 'INVALID_CURRENCY', `Unknown currency ${code}`, { currency: code });
+  if (!found) throw unknownCurrency(code);
   return found;
 }
 

@@ -1,4 +1,4 @@
-import type { KycStatus } from '../modules/customers/schemas.js';
+import type { VerificationStatus as KycStatus } from '../providers/kyc-provider.js';
 
 /**
  * The sandbox verification provider's decision, keyed on the last three characters of the

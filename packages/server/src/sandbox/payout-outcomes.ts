@@ -1,3 +1,5 @@
+import type { PayoutDecision } from '../providers/payout-rail.js';
+
 /**
  * What the sandbox payout rail does with an executed quote to an external account, keyed on the
  * last three characters of the account's identifier (account number, CLABE, IBAN or address), as
@@ -5,11 +7,7 @@
  * payout carries no failure reason (the reference's list has none for it): its refund's reason,
  * USER_CANCELLATION, says what happened.
  */
-export type PayoutOutcome =
-  | { kind: 'complete'; afterMs: number }
-  /** Completes, then the beneficiary's bank sends it back. */
-  | { kind: 'return'; afterMs: number; returnAfterMs: number }
-  | { kind: 'fail'; afterMs: number; failureReason: string | undefined; refund: 'COMPLETED' | 'FAILED'; refundReason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' };
+export type PayoutOutcome = PayoutDecision;
 
 export const PAYOUT_SETTLEMENT_DELAY_MS = 2_000;
 export const PAYOUT_SLOW_DELAY_MS = 6 * 60_000;

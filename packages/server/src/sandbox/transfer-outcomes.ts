@@ -1,13 +1,12 @@
+import type { TransferDecision } from '../providers/payout-rail.js';
+
 /**
  * What the sandbox rail does with a transfer, keyed on the last three characters of the external
  * account's identifier (account number, CLABE, IBAN or address), as in the reference's table:
  * 002 insufficient funds, 003 account closed, 004 rejected, 005 pending about 30 s then failed;
  * anything else settles after a short delay.
  */
-export type SandboxTransferOutcome =
-  | { kind: 'refuse'; reason: 'INSUFFICIENT_FUNDS' | 'ACCOUNT_CLOSED' }
-  | { kind: 'reject' }
-  | { kind: 'settle'; afterMs: number; succeeds: boolean };
+export type SandboxTransferOutcome = TransferDecision;
 
 export const SANDBOX_SETTLEMENT_DELAY_MS = 2_000;
 export const SANDBOX_SLOW_FAILURE_DELAY_MS = 30_000;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp } from '../../../../../test/harness.js';
 import { listEvents } from '../../events/outbox.js';
-import { reconcile } from '../../ledger/ledger.js';
+import { reconcile } from '../../ledger/reconcile.js';
 
 let t: TestApp;
 beforeAll(async () => {

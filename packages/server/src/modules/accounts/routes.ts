@@ -1,53 +1,25 @@
-import type { ApiApp } from '../../http/types.js';
-import type { RunIdempotent } from '../../http/idempotency.js';
-import { errorResponses } from '../../http/schema-kit.js';
-import { AccountParams, InternalAccount, InternalAccountList, InternalAccountListQuery, PlatformAccountList, PlatformAccountListQuery, SandboxFundRequest } from './schemas.js';
+import type { Routes } from '../../http/routes.js';
+import { internalAccountNotFound } from '../../ledger/errors.js';
+import { AccountParams, InternalAccount, InternalAccountList, InternalAccountListQuery, PlatformAccountList, PlatformAccountListQuery } from './schemas.js';
 import type { AccountService } from './service.js';
-import type { IncomingPaymentService } from '../incoming/service.js';
-import { SandboxBankTransferRequest } from '../incoming/schemas.js';
-import { Transaction } from '../transactions/schemas.js';
 
 const tags = ['Internal Accounts'];
 
-export function registerAccountRoutes(app: ApiApp, { accounts }: { accounts: AccountService }) {
-  const listSchema = { tags, summary: "List customers' internal accounts", querystring: InternalAccountListQuery, response: { 200: InternalAccountList, ...errorResponses } };
+export function accountRoutes(r: Routes, { accounts }: { accounts: AccountService }): void {
+  const listSchema = { tags, summary: "List customers' internal accounts", querystring: InternalAccountListQuery, response: { 200: InternalAccountList } };
   // The spec's path and the reference's path serve the same list.
-  app.get('/internal-account', { schema: listSchema }, (req) => accounts.listCustomerAccounts(req.auth!.platformId, req.query));
-  app.get('/customers/internal-accounts', { schema: listSchema }, (req) => accounts.listCustomerAccounts(req.auth!.platformId, req.query));
+  r.get('/internal-account', { schema: listSchema }, (scope, req) => accounts.listCustomerAccounts(scope, req.query));
+  r.get('/customers/internal-accounts', { schema: listSchema }, (scope, req) => accounts.listCustomerAccounts(scope, req.query));
 
-  app.get(
+  r.get(
     '/platform/internal-accounts',
-    { schema: { tags, summary: "List the platform's own internal accounts", querystring: PlatformAccountListQuery, response: { 200: PlatformAccountList, ...errorResponses } } },
-    (req) => accounts.listPlatformAccounts(req.auth!.platformId, req.query),
+    { schema: { tags, summary: "List the platform's own internal accounts", querystring: PlatformAccountListQuery, response: { 200: PlatformAccountList } } },
+    (scope, req) => accounts.listPlatformAccounts(scope, req.query),
   );
 
-  app.get(
+  r.get(
     '/internal-accounts/:accountId',
-    { schema: { tags, summary: 'Get an internal account', params: AccountParams, response: { 200: InternalAccount, ...errorResponses } } },
-    (req) => accounts.get(req.auth!.platformId, req.params.accountId),
-  );
-}
-
-export function registerSandboxFundingRoutes(app: ApiApp, { incoming, idempotent }: { incoming: IncomingPaymentService; idempotent: RunIdempotent }) {
-  app.post(
-    '/sandbox/internal-accounts/:accountId/fund',
-    { schema: { tags: ['Sandbox'], summary: 'Simulate funds arriving in an internal account', params: AccountParams, body: SandboxFundRequest, response: { 200: InternalAccount, ...errorResponses } } },
-    (req, reply) => idempotent(req, reply, 200, (ctx) => incoming.fund(ctx, req.params.accountId, BigInt(req.body.amount))),
-  );
-
-  app.post(
-    '/sandbox/bank-transfers',
-    {
-      schema: {
-        tags: ['Sandbox'],
-        summary: 'Simulate a bank transfer arriving with a funding reference in its memo',
-        body: SandboxBankTransferRequest,
-        response: { 201: Transaction, ...errorResponses },
-      },
-    },
-    (req, reply) =>
-      idempotent(req, reply, 201, (ctx) =>
-        incoming.bankTransferByReference(ctx, { ...req.body, amount: BigInt(req.body.amount) }),
-      ),
+    { schema: { tags, summary: 'Get an internal account', params: AccountParams, response: { 200: InternalAccount } }, errors: [internalAccountNotFound] },
+    (scope, req) => accounts.get(scope, req.params.accountId),
   );
 }

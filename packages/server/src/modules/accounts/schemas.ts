@@ -42,7 +42,7 @@ export const InternalAccountListQuery = Type.Object(
     ...ListQuery.properties,
     customerId: Type.Optional(Id('Customer')),
     currency: Type.Optional(CurrencyCode),
-    type: Type.Optional(Type.String({ enum: [...ACCOUNT_TYPES] })),
+    type: Type.Optional(Type.Unsafe<(typeof ACCOUNT_TYPES)[number]>(Type.String({ enum: [...ACCOUNT_TYPES] }))),
   },
   { additionalProperties: false },
 );
@@ -50,7 +50,7 @@ export const InternalAccountListQuery = Type.Object(
 export const PlatformAccountListQuery = Type.Object(
   {
     currency: Type.Optional(CurrencyCode),
-    type: Type.Optional(Type.String({ enum: [...ACCOUNT_TYPES] })),
+    type: Type.Optional(Type.Unsafe<(typeof ACCOUNT_TYPES)[number]>(Type.String({ enum: [...ACCOUNT_TYPES] }))),
   },
   { additionalProperties: false },
 );

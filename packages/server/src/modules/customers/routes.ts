@@ -1,33 +1,24 @@
-import type { ApiApp } from '../../http/types.js';
-import type { RunIdempotent } from '../../http/idempotency.js';
-import { errorResponses } from '../../http/schema-kit.js';
-import { SignedRequestChallenge, WalletSignatureHeaders } from '../../http/schema-kit.js';
+import type { Routes } from '../../http/routes.js';
+import { WalletSignatureHeaders } from '../../http/schema-kit.js';
 import { Customer, CustomerCreateRequest, CustomerListQuery, CustomerListResponse, CustomerParams, CustomerUpdateRequest } from './schemas.js';
 import type { CustomerService } from './service.js';
+import { customerDeleted, customerNotFound, duplicatePlatformCustomerId } from './errors.js';
 
 const tags = ['Customers'];
-const responses = { ...errorResponses, 410: errorResponses[404] };
+const lookup = [customerNotFound, customerDeleted];
 
-export function registerCustomerRoutes(app: ApiApp, { customers, idempotent }: { customers: CustomerService; idempotent: RunIdempotent }) {
-  app.post(
-    '/customers',
-    { schema: { tags, summary: 'Create a customer', body: CustomerCreateRequest, response: { 201: Customer, ...responses } } },
-    (req, reply) => idempotent(req, reply, 201, (ctx) => customers.create(ctx, req.body)),
+export function customerRoutes(r: Routes, { customers }: { customers: CustomerService }): void {
+  r.post('/customers', { schema: { tags, summary: 'Create a customer', body: CustomerCreateRequest, response: { 201: Customer } }, status: 201, errors: [duplicatePlatformCustomerId] }, (uow, req) =>
+    customers.create(uow, req.body),
   );
 
-  app.get(
-    '/customers',
-    { schema: { tags, summary: 'List customers', querystring: CustomerListQuery, response: { 200: CustomerListResponse, ...responses } } },
-    (req) => customers.list(req.auth!.platformId, req.query),
+  r.get('/customers', { schema: { tags, summary: 'List customers', querystring: CustomerListQuery, response: { 200: CustomerListResponse } } }, (scope, req) => customers.list(scope, req.query));
+
+  r.get('/customers/:customerId', { schema: { tags, summary: 'Get a customer', params: CustomerParams, response: { 200: Customer } }, errors: lookup }, (scope, req) =>
+    customers.get(scope, req.params.customerId),
   );
 
-  app.get(
-    '/customers/:customerId',
-    { schema: { tags, summary: 'Get a customer', params: CustomerParams, response: { 200: Customer, ...responses } } },
-    (req) => customers.get(req.auth!.platformId, req.params.customerId),
-  );
-
-  app.patch(
+  r.patch(
     '/customers/:customerId',
     {
       schema: {
@@ -36,18 +27,17 @@ export function registerCustomerRoutes(app: ApiApp, { customers, idempotent }: {
         params: CustomerParams,
         headers: WalletSignatureHeaders,
         body: CustomerUpdateRequest,
-        response: { 200: Customer, 202: SignedRequestChallenge, ...responses },
+        response: { 200: Customer },
       },
+      signed: true,
+      errors: [...lookup, duplicatePlatformCustomerId],
     },
-    (req, reply) =>
-      idempotent(req, reply, 200, (ctx) =>
-        customers.update(ctx, req.params.customerId, req.body, { signature: req.headers['service-wallet-signature'], requestId: req.headers['request-id'] }),
-      ),
+    (uow, req) => customers.update(uow, req.params.customerId, req.body, { signature: req.headers['service-wallet-signature'], requestId: req.headers['request-id'] }),
   );
 
-  app.delete(
+  r.delete(
     '/customers/:customerId',
-    { schema: { tags, summary: 'Delete a customer (later reads answer 410)', params: CustomerParams, response: { 200: Customer, ...responses } } },
-    (req, reply) => idempotent(req, reply, 200, (ctx) => customers.remove(ctx, req.params.customerId)),
+    { schema: { tags, summary: 'Delete a customer (later reads answer 410)', params: CustomerParams, response: { 200: Customer } }, status: 200, errors: lookup },
+    (uow, req) => customers.remove(uow, req.params.customerId),
   );
 }

@@ -1,20 +1,22 @@
-import type { Db, Executor, Tx } from '../../db/schema.js';
-import type { CustomersTable } from '../../db/schema.js';
 import { sql, type Selectable } from 'kysely';
-import { emitEvent } from '../../events/outbox.js';
-import { WithStatus, type TxContext } from '../../http/idempotency.js';
-import { paginate, type PageParams } from '../../http/pagination.js';
-import { AppError, conflict, invalidInput, notFound } from '../../lib/errors.js';
+import type { CustomersTable, Db, Executor, Tx } from '../../db/schema.js';
+import { paginate, type PageParams } from '../../db/paginate.js';
+import { invalidInput } from '../../core/errors.js';
+import type { EventType } from '../../core/events.js';
+import { newId, uuidOf, type CustomerId, type PlatformId } from '../../core/ids.js';
+import { SignatureRequired, type SignedRequestChallenge, type WalletSignature } from '../../core/signature.js';
+import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
-import { newId, uuidOf } from '../../lib/ids.js';
-import { sandboxVerificationDecision } from '../../sandbox/kyc-outcomes.js';
-import type { AccountService } from '../accounts/service.js';
+import type { Ledger } from '../../ledger/index.js';
+import type { KycProvider } from '../../providers/kyc-provider.js';
+import { customerDeleted, customerNotFound, customerNotReady, duplicatePlatformCustomerId } from './errors.js';
 import type { CustomerType, KycStatus } from './schemas.js';
+import './events.js';
 
-type CustomerRow = Selectable<CustomersTable>;
+export type CustomerRow = Selectable<CustomersTable>;
 
 export interface CustomerView {
-  id: string;
+  id: CustomerId;
   platformCustomerId: string;
   customerType: CustomerType;
   kycStatus?: KycStatus;
@@ -90,21 +92,9 @@ function defaultUmaAddress(platformCustomerId: string, domain: string): string {
 }
 
 /** The event a verification status announces, if any (UNVERIFIED announces nothing). */
-export function verificationEventType(customerType: CustomerType, status: KycStatus): string | undefined {
+export function verificationEventType(customerType: CustomerType, status: KycStatus): Extract<EventType, `CUSTOMER.${string}`> | undefined {
   if (status === 'UNVERIFIED') return undefined;
   return `CUSTOMER.${customerType === 'BUSINESS' ? 'KYB' : 'KYC'}_${status}`;
-}
-
-/** The first call of the signed-retry flow answers this (202); the retry carries the stamp. */
-export interface SignedRequestChallenge {
-  payloadToSign: string;
-  requestId: string;
-  expiresAt: string;
-}
-
-export interface WalletSignatureHeaders {
-  signature?: string | undefined;
-  requestId?: string | undefined;
 }
 
 /**
@@ -113,34 +103,38 @@ export interface WalletSignatureHeaders {
  * signature. The wallet module provides it; without it contact changes apply directly.
  */
 export type ContactChangeApprover = (
-  ctx: TxContext,
+  uow: UnitOfWork,
   customer: CustomerRow,
   patch: CustomerInput,
-  signature: WalletSignatureHeaders | undefined,
+  signature: WalletSignature | undefined,
 ) => Promise<SignedRequestChallenge | undefined>;
 
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
+/** The name on the customer's accounts: the person's full name, the business's legal name, or the platform's id for it. */
+export function holderName(row: CustomerRow): string {
+  return String(row.profile.fullName ?? (row.profile.businessInfo as { legalName?: string } | undefined)?.legalName ?? row.platform_customer_id);
+}
+
 export function createCustomerService({
   db,
-  sandbox,
+  kyc,
   umaDomain,
-  accounts,
+  ledger,
   contactChangeApprover,
 }: {
   db: Db;
-  sandbox: boolean;
-  umaDomain: (executor: Executor, platformId: string) => Promise<string>;
-  accounts: AccountService;
+  kyc: Pick<KycProvider, 'initialStatus'>;
+  umaDomain: (executor: Executor, platformId: PlatformId) => Promise<string>;
+  ledger: Pick<Ledger, 'openCustomerAccounts'>;
   contactChangeApprover?: ContactChangeApprover;
 }) {
   /** Opens the internal accounts a customer's currencies call for (created with the customer, and on later currency additions). */
-  async function openAccounts(ctx: TxContext, row: CustomerRow): Promise<void> {
-    const holderName = String(row.profile.fullName ?? (row.profile.businessInfo as { legalName?: string } | undefined)?.legalName ?? row.platform_customer_id);
-    await accounts.openCustomerAccounts(ctx.tx, { platformId: ctx.platformId, id: row.id, currencies: row.currencies, region: row.region, holderName }, ctx.now);
+  async function openAccounts(uow: UnitOfWork, row: CustomerRow): Promise<void> {
+    await ledger.openCustomerAccounts(uow.tx, { platformId: uow.platformId, id: row.id, currencies: row.currencies, region: row.region, holderName: holderName(row) }, uow.now);
   }
 
-  async function loadForUpdate(tx: Tx, platformId: string, customerId: string): Promise<CustomerRow> {
+  async function loadForUpdate(tx: Tx, platformId: PlatformId, customerId: CustomerId): Promise<CustomerRow> {
     const row = await tx
       .selectFrom('customers')
       .selectAll()
@@ -148,23 +142,23 @@ export function createCustomerService({
       .where('id', '=', customerId)
       .forUpdate()
       .executeTakeFirst();
-    if (!row) throw notFound('USER_NOT_FOUND', 'Customer');
+    if (!row) throw customerNotFound();
     if (row.deleted_at) throw customerDeleted();
     return row;
   }
 
-  /** Moves a customer's verification status and announces it, in the caller's transaction. */
-  async function setVerificationStatus(ctx: TxContext, row: CustomerRow, status: KycStatus): Promise<CustomerView> {
+  /** Moves a customer's verification status and announces it, in the caller's unit of work. */
+  async function setVerificationStatus(uow: UnitOfWork, row: CustomerRow, status: KycStatus): Promise<CustomerView> {
     if (row.kyc_status === status) return customerView(row);
-    const updated = await ctx.tx
+    const updated = await uow.tx
       .updateTable('customers')
-      .set({ kyc_status: status, updated_at: ctx.now })
+      .set({ kyc_status: status, updated_at: uow.now })
       .where('id', '=', row.id)
       .returningAll()
       .executeTakeFirstOrThrow();
     const view = customerView(updated);
     const type = verificationEventType(updated.customer_type, status);
-    if (type) await emitEvent(ctx.tx, { platformId: ctx.platformId, type, data: view, at: ctx.now });
+    if (type) uow.emit(type, view);
     return view;
   }
 
@@ -172,19 +166,21 @@ export function createCustomerService({
     loadForUpdate,
     setVerificationStatus,
 
-    async create(ctx: TxContext, input: CustomerInput): Promise<CustomerView> {
+    async create(uow: UnitOfWork, input: CustomerInput): Promise<CustomerView> {
       const id = newId('Customer');
       const customerType = input.customerType as CustomerType;
       const platformCustomerId = input.platformCustomerId ?? uuidOf(id);
-      const decidedOn = customerType === 'BUSINESS' ? (input.businessInfo?.registrationNumber as string | undefined) : (input.fullName as string | undefined);
-      const status: KycStatus = sandbox ? sandboxVerificationDecision(decidedOn) : 'UNVERIFIED';
+      const status: KycStatus = kyc.initialStatus(customerType, {
+        fullName: input.fullName as string | undefined,
+        registrationNumber: input.businessInfo?.registrationNumber as string | undefined,
+      });
       let row: CustomerRow;
       try {
-        row = await ctx.tx
+        row = await uow.tx
           .insertInto('customers')
           .values({
             id,
-            platform_id: ctx.platformId,
+            platform_id: uow.platformId,
             platform_customer_id: platformCustomerId,
             customer_type: customerType,
             kyc_status: status,
@@ -192,10 +188,10 @@ export function createCustomerService({
             currencies: JSON.stringify(input.currencies ?? []),
             email: input.email ?? null,
             phone_number: input.phoneNumber ?? null,
-            uma_address: input.umaAddress ?? defaultUmaAddress(platformCustomerId, await umaDomain(ctx.tx, ctx.platformId)),
+            uma_address: input.umaAddress ?? defaultUmaAddress(platformCustomerId, await umaDomain(uow.tx, uow.platformId)),
             profile: JSON.stringify(profileOf(input)),
-            created_at: ctx.now,
-            updated_at: ctx.now,
+            created_at: uow.now,
+            updated_at: uow.now,
           })
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -203,28 +199,39 @@ export function createCustomerService({
         if (isUniqueViolation(error)) throw duplicatePlatformCustomerId(platformCustomerId);
         throw error;
       }
-      await openAccounts(ctx, row);
+      await openAccounts(uow, row);
       const view = customerView(row);
       const type = verificationEventType(customerType, status);
-      if (type) await emitEvent(ctx.tx, { platformId: ctx.platformId, type, data: view, at: ctx.now });
+      if (type) uow.emit(type, view);
       return view;
     },
 
     /** A customer of the platform that has not been deleted, by id or by UMA address. */
-    async findActive(executor: Executor, platformId: string, by: { id: string } | { umaAddress: string }): Promise<CustomerRow | undefined> {
+    async findActive(executor: Executor, platformId: PlatformId, by: { id: CustomerId } | { umaAddress: string }): Promise<CustomerRow | undefined> {
       let query = executor.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
       query = 'id' in by ? query.where('id', '=', by.id) : query.where('uma_address', '=', by.umaAddress);
       return query.executeTakeFirst();
     },
 
-    async get(platformId: string, customerId: string): Promise<CustomerView> {
+    /**
+     * Refuses to move a customer's money unless its verification is APPROVED (403 USER_NOT_READY),
+     * in sandbox and production alike. A platform's own money (no customer) always moves.
+     */
+    async requireReady(executor: Executor, platformId: PlatformId, customerId: CustomerId | null): Promise<void> {
+      if (customerId === null) return;
+      const row = await executor.selectFrom('customers').select(['kyc_status']).where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
+      if (!row) throw customerNotFound();
+      if (row.kyc_status !== 'APPROVED') throw customerNotReady(customerId, row.kyc_status);
+    },
+
+    async get({ platformId }: Scope, customerId: CustomerId): Promise<CustomerView> {
       const row = await db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
-      if (!row) throw notFound('USER_NOT_FOUND', 'Customer');
+      if (!row) throw customerNotFound();
       if (row.deleted_at) throw customerDeleted();
       return customerView(row);
     },
 
-    async list(platformId: string, filters: CustomerFilters) {
+    async list({ platformId }: Scope, filters: CustomerFilters) {
       let query = db.selectFrom('customers as t').selectAll('t').where('t.platform_id', '=', platformId);
       if (!filters.isIncludingDeleted) query = query.where('t.deleted_at', 'is', null);
       if (filters.platformCustomerId !== undefined) query = query.where('t.platform_customer_id', '=', filters.platformCustomerId);
@@ -246,8 +253,8 @@ export function createCustomerService({
      * OTP credential will need the wallet's signature (202 flow); `contactChangeNeedsSignature` is
      * the seam where the wallet module plugs that in.
      */
-    async update(ctx: TxContext, customerId: string, patch: CustomerInput, signature?: WalletSignatureHeaders): Promise<CustomerView | WithStatus<SignedRequestChallenge>> {
-      const row = await loadForUpdate(ctx.tx, ctx.platformId, customerId);
+    async update(uow: UnitOfWork, customerId: CustomerId, patch: CustomerInput, signature?: WalletSignature): Promise<CustomerView | SignatureRequired> {
+      const row = await loadForUpdate(uow.tx, uow.platformId, customerId);
       const errors = [];
       if (patch.customerType !== row.customer_type) {
         errors.push({ field: 'customerType', constraint: { enum: [row.customer_type] }, message: `customerType must stay ${row.customer_type}` });
@@ -261,13 +268,13 @@ export function createCustomerService({
       // A contact that an embedded wallet's OTP credential is tied to changes only with that wallet's
       // signature: the approver answers a challenge (202) or accepts the signed retry.
       if (contactChangeApprover && (patch.email !== undefined || patch.phoneNumber !== undefined)) {
-        const challenge = await contactChangeApprover(ctx, row, patch, signature);
-        if (challenge) return new WithStatus(202, challenge);
+        const challenge = await contactChangeApprover(uow, row, patch, signature);
+        if (challenge) return new SignatureRequired(challenge);
       }
 
       const profile = { ...row.profile, ...profileOf(patch) };
       if (patch.businessInfo) profile.businessInfo = { ...((row.profile.businessInfo as object | undefined) ?? {}), ...patch.businessInfo };
-      const updated = await ctx.tx
+      const updated = await uow.tx
         .updateTable('customers')
         .set({
           ...(patch.currencies !== undefined ? { currencies: JSON.stringify(patch.currencies) } : {}),
@@ -275,36 +282,25 @@ export function createCustomerService({
           ...(patch.phoneNumber !== undefined ? { phone_number: patch.phoneNumber } : {}),
           ...(patch.umaAddress !== undefined ? { uma_address: patch.umaAddress } : {}),
           profile: JSON.stringify(profile),
-          updated_at: ctx.now,
+          updated_at: uow.now,
         })
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      if (patch.currencies !== undefined) await openAccounts(ctx, updated);
+      if (patch.currencies !== undefined) await openAccounts(uow, updated);
       return customerView(updated);
     },
 
     /** Soft-deletes: the record stays for the ledger and audit, answers 410 from then on. */
-    async remove(ctx: TxContext, customerId: string): Promise<CustomerView> {
-      const row = await loadForUpdate(ctx.tx, ctx.platformId, customerId);
-      const deleted = await ctx.tx
+    async remove(uow: UnitOfWork, customerId: CustomerId): Promise<CustomerView> {
+      const row = await loadForUpdate(uow.tx, uow.platformId, customerId);
+      const deleted = await uow.tx
         .updateTable('customers')
-        .set({ deleted_at: ctx.now, updated_at: ctx.now })
+        .set({ deleted_at: uow.now, updated_at: uow.now })
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
       return customerView(deleted);
     },
   };
-}
-
-export function customerDeleted(): AppError {
-  return new AppError(410, 'CUSTOMER_DELETED', 'This customer was deleted');
-}
-
-function duplicatePlatformCustomerId(platformCustomerId: string): AppError {
-  return conflict('CONFLICT', `A customer with platformCustomerId "${platformCustomerId}" already exists`, {
-    field: 'platformCustomerId',
-    platformCustomerId,
-  });
 }

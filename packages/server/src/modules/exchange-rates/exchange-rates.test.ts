@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp } from '../../../../../test/harness.js';
 import type { Executor } from '../../db/schema.js';
+import type { PlatformId } from '../../core/ids.js';
+import type { Scope } from '../../core/unit-of-work.js';
 import { Dec, quoteAmounts } from '../../fx/conversion.js';
 import { createPricing } from '../../fx/pricing.js';
 import { createSandboxRateSource, type RateSource } from '../../fx/rate-source.js';
@@ -12,6 +14,8 @@ import { createExchangeRateService, DEFAULT_RAIL } from './service.js';
 const now = new Date('2025-06-01T12:03:20Z');
 const windowStart = '2025-06-01T12:00:00.000Z';
 const db = {} as Executor; // the fakes below never query
+const PLATFORM = 'Platform:1' as PlatformId;
+const scope: Scope = { platformId: PLATFORM, now, actor: { type: 'OPERATOR' } };
 
 interface Limits {
   minAmount: number;
@@ -22,7 +26,6 @@ interface Limits {
 function service(options: { limits?: Record<string, Limits>; feeConfigs?: FeeConfig[]; rates?: RateSource } = {}) {
   const both = { minAmount: 1, maxAmount: 1_000_000_000_000, enabledTransactionTypes: ['INCOMING', 'OUTGOING'] };
   const limits = options.limits ?? Object.fromEntries(CURRENCY_CODES.map((c) => [c, both]));
-  const clockReads: string[] = [];
   const pricing = createPricing({
     rates: options.rates ?? createSandboxRateSource({ spreadBps: 50 }),
     serviceFeeBps: 10,
@@ -32,24 +35,18 @@ function service(options: { limits?: Record<string, Limits>; feeConfigs?: FeeCon
     db,
     pricing,
     platforms: { currencyLimits: async (_e, _p, code) => limits[code] },
-    clock: {
-      now: async (platformId) => {
-        clockReads.push(platformId);
-        return now;
-      },
-    },
   });
-  return { exchangeRates, pricing, clockReads };
+  return { exchangeRates, pricing };
 }
 
 describe('exchange rate service', () => {
   it('lists every corridor between supported currencies, priced for 10000 minor units by default', async () => {
-    const { exchangeRates, pricing, clockReads } = service();
-    const { data } = await exchangeRates.list('Platform:1', {});
+    const { exchangeRates, pricing } = service();
+    // The platform's time comes with the request's scope, read once for the whole list.
+    const { data } = await exchangeRates.list(scope, {});
     expect(data).toHaveLength(CURRENCY_CODES.length * (CURRENCY_CODES.length - 1));
-    expect(clockReads).toEqual(['Platform:1']); // the platform's time, read once for the whole list
     const usdMxn = data.find((r) => r.sourceCurrency.code === 'USD' && r.destinationCurrency.code === 'MXN')!;
-    const priced = await pricing.price(db, 'Platform:1', { sendingCurrency: 'USD', receivingCurrency: 'MXN', lockedSide: 'SENDING', lockedAmount: 10000n, at: now });
+    const priced = await pricing.price(db, PLATFORM, { sendingCurrency: 'USD', receivingCurrency: 'MXN', lockedSide: 'SENDING', lockedAmount: 10000n, at: now });
     expect(usdMxn).toEqual({
       sourceCurrency: currencyOf('USD'),
       destinationCurrency: currencyOf('MXN'),
@@ -76,43 +73,43 @@ describe('exchange rate service', () => {
       MXN: { minAmount: 1, maxAmount: 1000, enabledTransactionTypes: ['OUTGOING'] },
     };
     const { exchangeRates } = service({ limits });
-    const all = await exchangeRates.list('Platform:1', {});
+    const all = await exchangeRates.list(scope, {});
     expect(all.data.map((r) => `${r.sourceCurrency.code}>${r.destinationCurrency.code}`)).toEqual(['USD>EUR', 'USD>MXN', 'MXN>USD', 'MXN>EUR']);
     expect(all.data[0]).toMatchObject({ minSendingAmount: 100n, maxSendingAmount: 500_000n });
 
-    const some = await exchangeRates.list('Platform:1', { sourceCurrency: 'USD', destinationCurrency: ['MXN', 'GBP'], sendingAmount: 2500 });
+    const some = await exchangeRates.list(scope, { sourceCurrency: 'USD', destinationCurrency: ['MXN', 'GBP'], sendingAmount: 2500 });
     expect(some.data.map((r) => `${r.sourceCurrency.code}>${r.destinationCurrency.code}`)).toEqual(['USD>MXN']);
     expect(some.data[0]!.sendingAmount).toBe(2500n);
-    expect((await exchangeRates.list('Platform:1', { sourceCurrency: 'EUR' })).data).toEqual([]);
+    expect((await exchangeRates.list(scope, { sourceCurrency: 'EUR' })).data).toEqual([]);
   });
 
   it('includes the platform fee for the source currency', async () => {
     const feeConfigs: FeeConfig[] = [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 25, fixedFee: { amount: 10, currency: 'USD' } }];
     const { exchangeRates, pricing } = service({ feeConfigs });
-    const [usdMxn] = (await exchangeRates.list('Platform:1', { sourceCurrency: 'USD', destinationCurrency: ['MXN'] })).data;
-    const terms = await pricing.terms(db, 'Platform:1', { sendingCurrency: 'USD', receivingCurrency: 'MXN', at: now });
+    const [usdMxn] = (await exchangeRates.list(scope, { sourceCurrency: 'USD', destinationCurrency: ['MXN'] })).data;
+    const terms = await pricing.terms(db, PLATFORM, { sendingCurrency: 'USD', receivingCurrency: 'MXN', at: now });
     const expected = quoteAmounts({ lockedSide: 'SENDING', lockedAmount: 10000n, rate: terms.rate, sendingDecimals: 2, receivingDecimals: 2, serviceFee: terms.serviceFee, platformFee: terms.platformFee });
     expect(usdMxn).toMatchObject({ fees: { fixed: 10n, total: 45n }, receivingAmount: expected.totalReceiving });
-    const [eurMxn] = (await exchangeRates.list('Platform:1', { sourceCurrency: 'EUR', destinationCurrency: ['MXN'] })).data;
+    const [eurMxn] = (await exchangeRates.list(scope, { sourceCurrency: 'EUR', destinationCurrency: ['MXN'] })).data;
     expect(eurMxn!.fees).toEqual({ fixed: 0n, total: 10n });
   });
 
   it('reports 0 received and the fixed fees when the amount is too small to convert', async () => {
     const feeConfigs: FeeConfig[] = [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 0, fixedFee: { amount: 500, currency: 'USD' } }];
     const { exchangeRates } = service({ feeConfigs });
-    const [fees] = (await exchangeRates.list('Platform:1', { sourceCurrency: 'USD', destinationCurrency: ['EUR'], sendingAmount: 300 })).data;
+    const [fees] = (await exchangeRates.list(scope, { sourceCurrency: 'USD', destinationCurrency: ['EUR'], sendingAmount: 300 })).data;
     expect(fees).toMatchObject({ sendingAmount: 300n, receivingAmount: 0n, fees: { fixed: 500n, total: 500n }, updatedAt: windowStart });
     expect(fees!.exchangeRate).toBeGreaterThan(0);
-    const [zero] = (await exchangeRates.list('Platform:1', { sourceCurrency: 'EUR', destinationCurrency: ['USD'], sendingAmount: 0 })).data;
+    const [zero] = (await exchangeRates.list(scope, { sourceCurrency: 'EUR', destinationCurrency: ['USD'], sendingAmount: 0 })).data;
     expect(zero).toMatchObject({ receivingAmount: 0n, fees: { fixed: 0n, total: 0n } });
     // 1 satoshi is about 0.014 yen.
-    const [sat] = (await exchangeRates.list('Platform:1', { sourceCurrency: 'BTC', destinationCurrency: ['JPY'], sendingAmount: 1 })).data;
+    const [sat] = (await exchangeRates.list(scope, { sourceCurrency: 'BTC', destinationCurrency: ['JPY'], sendingAmount: 1 })).data;
     expect(sat).toMatchObject({ receivingAmount: 0n });
   });
 
   it('fails the list when there is no rate to quote', async () => {
     const { exchangeRates } = service({ rates: unconfiguredRateSource });
-    await expect(exchangeRates.list('Platform:1', {})).rejects.toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' });
+    await expect(exchangeRates.list(scope, {})).rejects.toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' });
   });
 });
 

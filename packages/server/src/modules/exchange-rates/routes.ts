@@ -1,21 +1,24 @@
-import type { ApiApp } from '../../http/types.js';
-import { errorResponses, errorResponsesWithoutRail } from '../../http/schema-kit.js';
+import type { Routes } from '../../http/routes.js';
+import { unknownCurrency } from '../../lib/currencies.js';
+import { notImplemented } from '../../core/errors.js';
+import { noRateForCurrency } from '../../fx/errors.js';
 import { ExchangeRateList, ExchangeRateQuery } from './schemas.js';
 import type { ExchangeRateService } from './service.js';
 
 const tags = ['Exchange Rates'];
 
-export function registerExchangeRateRoutes(app: ApiApp, { exchangeRates }: { exchangeRates: ExchangeRateService }) {
-  app.get(
+export function exchangeRateRoutes(r: Routes, { exchangeRates }: { exchangeRates: ExchangeRateService }): void {
+  r.get(
     '/exchange-rates',
     {
       schema: {
         tags,
         summary: 'Indicative exchange rates and fees for every corridor the platform can send on',
         querystring: ExchangeRateQuery,
-        response: { 200: ExchangeRateList, ...errorResponsesWithoutRail },
+        response: { 200: ExchangeRateList },
       },
+      errors: [unknownCurrency, noRateForCurrency, notImplemented],
     },
-    (req) => exchangeRates.list(req.auth!.platformId, req.query),
+    (scope, req) => exchangeRates.list(scope, req.query),
   );
 }

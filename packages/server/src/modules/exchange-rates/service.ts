@@ -1,8 +1,10 @@
 import type { Executor } from '../../db/schema.js';
+import { isError } from '../../core/errors.js';
+import type { PlatformId } from '../../core/ids.js';
+import type { Scope } from '../../core/unit-of-work.js';
+import { conversionOutOfRange } from '../../fx/errors.js';
 import type { Pricing } from '../../fx/pricing.js';
-import type { Clock } from '../../lib/clock.js';
 import { CURRENCY_CODES, requireCurrency, type Currency } from '../../lib/currencies.js';
-import { AppError } from '../../lib/errors.js';
 import type { PlatformService } from '../platforms/service.js';
 import { DEFAULT_SENDING_AMOUNT } from './schemas.js';
 
@@ -46,29 +48,26 @@ export interface ExchangeRateView {
 export type ExchangeRateService = ReturnType<typeof createExchangeRateService>;
 
 /** Indicative rates for every corridor the platform can send on, priced for one amount. */
-export function createExchangeRateService(deps: {
-  db: Executor;
-  pricing: Pick<Pricing, 'price' | 'terms'>;
-  platforms: Pick<PlatformService, 'currencyLimits'>;
-  clock: Pick<Clock, 'now'>;
-}) {
-  const { db, pricing, platforms, clock } = deps;
+export function createExchangeRateService(deps: { db: Executor; pricing: Pricing; platforms: Pick<PlatformService, 'currencyLimits'> }) {
+  const { db, pricing, platforms } = deps;
 
-  async function priceCorridor(platformId: string, corridor: { sendingCurrency: string; receivingCurrency: string; at: Date }, sendingAmount: bigint) {
+  async function priceCorridor(platformId: PlatformId, corridor: { sendingCurrency: string; receivingCurrency: string; at: Date }, sendingAmount: bigint) {
     try {
       const priced = await pricing.price(db, platformId, { ...corridor, lockedSide: 'SENDING', lockedAmount: sendingAmount });
       return { ...priced, fees: priced.amounts.fees, receivingAmount: priced.amounts.totalReceiving };
     } catch (error) {
       // An amount too small to convert still lists the corridor, with its fixed fees.
-      if (!(error instanceof AppError && error.code === 'AMOUNT_OUT_OF_RANGE')) throw error;
+      if (!isError(error, conversionOutOfRange)) throw error;
       const terms = await pricing.terms(db, platformId, corridor);
       return { ...terms, fees: terms.fixedFees, receivingAmount: 0n };
     }
   }
 
   return {
-    async list(platformId: string, filters: ExchangeRateFilters): Promise<{ data: ExchangeRateView[] }> {
-      const at = await clock.now(platformId);
+    /** The one place conversions are priced: these listings and quotes both use it. */
+    pricing,
+
+    async list({ platformId, now: at }: Scope, filters: ExchangeRateFilters): Promise<{ data: ExchangeRateView[] }> {
       const sendingAmount = BigInt(filters.sendingAmount ?? DEFAULT_SENDING_AMOUNT);
       const supported: { currency: Currency; minAmount: number; maxAmount: number; outgoing: boolean }[] = [];
       // One at a time: the first read caches the platform's config for the rest.

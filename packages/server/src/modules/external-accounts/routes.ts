@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import type { ApiApp } from '../../http/types.js';
-import type { RunIdempotent } from '../../http/idempotency.js';
-import { errorResponses } from '../../http/schema-kit.js';
+import type { Routes } from '../../http/routes.js';
+import { customerDeleted, customerNotFound } from '../customers/errors.js';
 import {
   ExternalAccount,
   ExternalAccountCreateRequest,
@@ -12,33 +11,40 @@ import {
   PlatformExternalAccountListQuery,
 } from './schemas.js';
 import type { ExternalAccountInput, ExternalAccountService } from './service.js';
+import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount } from './errors.js';
 
 const tags = ['External Accounts'];
-const responses = { ...errorResponses, 410: errorResponses[404] };
 
-export function registerExternalAccountRoutes(app: ApiApp, { externalAccounts, idempotent }: { externalAccounts: ExternalAccountService; idempotent: RunIdempotent }) {
+export function externalAccountRoutes(r: Routes, { externalAccounts }: { externalAccounts: ExternalAccountService }): void {
   for (const owner of ['customer', 'platform'] as const) {
     const base = owner === 'customer' ? '/customers/external-accounts' : '/platform/external-accounts';
     const who = owner === 'customer' ? "a customer's" : "the platform's own";
-    app.post(
+    r.post(
       base,
-      { schema: { tags, summary: `Register ${who} bank account or wallet`, body: owner === 'customer' ? ExternalAccountCreateRequest : PlatformExternalAccountCreateRequest, response: { 201: ExternalAccount, ...responses } } },
-      (req, reply) => idempotent(req, reply, 201, (ctx) => externalAccounts.create(ctx, req.body as ExternalAccountInput)),
+      {
+        schema: { tags, summary: `Register ${who} bank account or wallet`, body: owner === 'customer' ? ExternalAccountCreateRequest : PlatformExternalAccountCreateRequest, response: { 201: ExternalAccount } },
+        status: 201,
+        errors: [invalidBankAccount, accountAlreadyRegistered, ...(owner === 'customer' ? [customerNotFound, customerDeleted] : [])],
+      },
+      (uow, req) => externalAccounts.create(uow, req.body as ExternalAccountInput),
     );
-    app.get(
+    r.get(
       base,
-      { schema: { tags, summary: `List ${who} external accounts`, querystring: owner === 'customer' ? ExternalAccountListQuery : PlatformExternalAccountListQuery, response: { 200: ExternalAccountList, ...responses } } },
-      (req) => externalAccounts.list(req.auth!.platformId, owner, req.query),
+      { schema: { tags, summary: `List ${who} external accounts`, querystring: owner === 'customer' ? ExternalAccountListQuery : PlatformExternalAccountListQuery, response: { 200: ExternalAccountList } } },
+      (scope, req) => externalAccounts.list(scope, owner, req.query),
     );
-    app.get(
+    r.get(
       `${base}/:externalAccountId`,
-      { schema: { tags, summary: `Get one of ${who} external accounts`, params: ExternalAccountParams, response: { 200: ExternalAccount, ...responses } } },
-      (req) => externalAccounts.get(req.auth!.platformId, req.params.externalAccountId, owner),
+      { schema: { tags, summary: `Get one of ${who} external accounts`, params: ExternalAccountParams, response: { 200: ExternalAccount } }, errors: [externalAccountNotFound] },
+      (scope, req) => externalAccounts.get(scope, req.params.externalAccountId, owner),
     );
-    app.delete(
+    r.delete(
       `${base}/:externalAccountId`,
-      { schema: { tags, summary: `Delete one of ${who} external accounts`, params: ExternalAccountParams, response: { 204: Type.Null(), ...responses } } },
-      (req, reply) => idempotent(req, reply, 204, async (ctx) => { await externalAccounts.remove(ctx, req.params.externalAccountId, owner); return null; }),
+      { schema: { tags, summary: `Delete one of ${who} external accounts`, params: ExternalAccountParams, response: { 204: Type.Null() } }, errors: [externalAccountNotFound] },
+      async (uow, req) => {
+        await externalAccounts.remove(uow, req.params.externalAccountId, owner);
+        return null;
+      },
     );
   }
 }

@@ -1,19 +1,21 @@
 import type { Selectable } from 'kysely';
 import type { Db, Executor, ExternalAccountsTable } from '../../db/schema.js';
-import type { TxContext } from '../../http/idempotency.js';
-import { paginate, type PageParams } from '../../http/pagination.js';
-import { AppError, conflict, invalidInput, notFound, type FieldError } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
+import { paginate, type PageParams } from '../../db/paginate.js';
+import { invalidInput, type FieldError } from '../../core/errors.js';
+import { newId, type CustomerId, type ExternalAccountId, type PlatformId } from '../../core/ids.js';
+import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
+import type { RailAccount } from '../../providers/payout-rail.js';
 import type { CustomerService } from '../customers/service.js';
 import { ACCOUNT_TYPE_RULES, canonicalAccountType } from './account-types.js';
+import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount } from './errors.js';
 
-type ExternalAccountRow = Selectable<ExternalAccountsTable>;
+export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
 
 export interface ExternalAccountView {
-  id: string;
-  customerId?: string;
+  id: ExternalAccountId;
+  customerId?: CustomerId;
   status: string;
   currency: string;
   platformAccountId?: string;
@@ -23,7 +25,7 @@ export interface ExternalAccountView {
 }
 
 export interface ExternalAccountInput {
-  customerId?: string | undefined;
+  customerId?: CustomerId | undefined;
   currency: string;
   platformAccountId?: string | undefined;
   accountInfo: { accountType: string; [field: string]: unknown };
@@ -42,12 +44,14 @@ export function externalAccountView(row: ExternalAccountRow): ExternalAccountVie
   };
 }
 
-/** The identifying value whose last three characters pick a sandbox outcome (account number, address). */
-export function sandboxIdentifier(row: ExternalAccountRow): string {
+/** The account as a payout rail sees it: its type, currency and identifying number or address. */
+export function railAccount(row: ExternalAccountRow): RailAccount {
   const rule = ACCOUNT_TYPE_RULES[row.account_type];
   const value = rule ? row.account_info[rule.identifierField] : undefined;
-  return typeof value === 'string' ? value : '';
+  return { accountId: row.id, accountType: row.account_type, currency: row.currency, identifier: typeof value === 'string' ? value : '' };
 }
+
+export type AccountOwner = 'customer' | 'platform';
 
 export type ExternalAccountService = ReturnType<typeof createExternalAccountService>;
 
@@ -67,36 +71,34 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
       if (result.ok) info[field] = result.normalized;
       else problems.push({ field: `accountInfo.${field}`, message: result.reason });
     }
-    if (problems.length > 0) {
-      throw new AppError(400, 'INVALID_BANK_ACCOUNT', problems.length === 1 ? problems[0]!.message! : `${problems.length} account fields are invalid`, { errors: problems });
-    }
+    if (problems.length > 0) throw invalidBankAccount(problems);
     const identity = Object.keys(rule.fields).map((field) => String(info[field])).join('|');
     return { accountType, info, fingerprint: sha256Hex(`${accountType}|${input.currency}|${identity}`) };
   }
 
-  async function load(executor: Executor, platformId: string, id: string, owner: 'customer' | 'platform'): Promise<ExternalAccountRow> {
+  async function load(executor: Executor, platformId: PlatformId, id: ExternalAccountId, owner: AccountOwner): Promise<ExternalAccountRow> {
     let query = executor.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null);
     query = owner === 'customer' ? query.where('customer_id', 'is not', null) : query.where('customer_id', 'is', null);
     const row = await query.executeTakeFirst();
-    if (!row) throw notFound('ACCOUNT_NOT_FOUND', 'External account');
+    if (!row) throw externalAccountNotFound();
     return row;
   }
 
   return {
-    async create(ctx: TxContext, input: ExternalAccountInput): Promise<ExternalAccountView> {
+    async create(uow: UnitOfWork, input: ExternalAccountInput): Promise<ExternalAccountView> {
       const { accountType, info, fingerprint } = normalize(input);
-      if (input.customerId) await customers.loadForUpdate(ctx.tx, ctx.platformId, input.customerId);
+      if (input.customerId) await customers.loadForUpdate(uow.tx, uow.platformId, input.customerId);
       const customerId = input.customerId ?? null;
-      let duplicate = ctx.tx.selectFrom('external_accounts').select('id').where('platform_id', '=', ctx.platformId).where('fingerprint', '=', fingerprint).where('deleted_at', 'is', null);
+      let duplicate = uow.tx.selectFrom('external_accounts').select('id').where('platform_id', '=', uow.platformId).where('fingerprint', '=', fingerprint).where('deleted_at', 'is', null);
       duplicate = customerId ? duplicate.where('customer_id', '=', customerId) : duplicate.where('customer_id', 'is', null);
       const existing = await duplicate.executeTakeFirst();
-      if (existing) throw conflict('CONFLICT', 'This account is already registered', { existingAccountId: existing.id });
+      if (existing) throw accountAlreadyRegistered(existing.id);
       try {
-        const row = await ctx.tx
+        const row = await uow.tx
           .insertInto('external_accounts')
           .values({
             id: newId('ExternalAccount'),
-            platform_id: ctx.platformId,
+            platform_id: uow.platformId,
             customer_id: customerId,
             currency: input.currency,
             account_type: accountType,
@@ -104,14 +106,14 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
             account_info: JSON.stringify(info),
             fingerprint,
             status: 'ACTIVE',
-            created_at: ctx.now,
-            updated_at: ctx.now,
+            created_at: uow.now,
+            updated_at: uow.now,
           })
           .returningAll()
           .executeTakeFirstOrThrow();
         return externalAccountView(row);
       } catch (error) {
-        if (isUniqueViolation(error)) throw conflict('CONFLICT', 'This account is already registered');
+        if (isUniqueViolation(error)) throw accountAlreadyRegistered();
         throw error;
       }
     },
@@ -119,15 +121,15 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
     load,
 
     /** A live external account of the platform, whoever owns it; undefined when there is none. */
-    async findAny(executor: Executor, platformId: string, id: string): Promise<ExternalAccountRow | undefined> {
+    async findAny(executor: Executor, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> {
       return executor.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     },
 
-    async get(platformId: string, id: string, owner: 'customer' | 'platform'): Promise<ExternalAccountView> {
+    async get({ platformId }: Scope, id: ExternalAccountId, owner: AccountOwner): Promise<ExternalAccountView> {
       return externalAccountView(await load(db, platformId, id, owner));
     },
 
-    async list(platformId: string, owner: 'customer' | 'platform', filters: PageParams & { customerId?: string | undefined; currency?: string | undefined }) {
+    async list({ platformId }: Scope, owner: AccountOwner, filters: PageParams & { customerId?: CustomerId | undefined; currency?: string | undefined }) {
       let query = db.selectFrom('external_accounts as t').selectAll('t').where('t.platform_id', '=', platformId).where('t.deleted_at', 'is', null);
       query = owner === 'customer' ? query.where('t.customer_id', 'is not', null) : query.where('t.customer_id', 'is', null);
       if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
@@ -135,9 +137,9 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
       return paginate(query, filters, externalAccountView);
     },
 
-    async remove(ctx: TxContext, id: string, owner: 'customer' | 'platform'): Promise<void> {
-      const row = await load(ctx.tx, ctx.platformId, id, owner);
-      await ctx.tx.updateTable('external_accounts').set({ deleted_at: ctx.now, updated_at: ctx.now, status: 'INACTIVE' }).where('id', '=', row.id).execute();
+    async remove(uow: UnitOfWork, id: ExternalAccountId, owner: AccountOwner): Promise<void> {
+      const row = await load(uow.tx, uow.platformId, id, owner);
+      await uow.tx.updateTable('external_accounts').set({ deleted_at: uow.now, updated_at: uow.now, status: 'INACTIVE' }).where('id', '=', row.id).execute();
     },
   };
 }

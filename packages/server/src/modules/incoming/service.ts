@@ -1,52 +1,36 @@
-import type { Selectable } from 'kysely';
-import type { LedgerAccountsTable } from '../../db/schema.js';
-import { emitEvents } from '../../events/outbox.js';
-import type { TxContext } from '../../http/idempotency.js';
-import { postEntry } from '../../ledger/ledger.js';
-import { AppError, notFound } from '../../lib/errors.js';
-import { balanceUpdatedEvents, internalAccountView, type AccountService, type InternalAccountView } from '../accounts/service.js';
+import type { InternalAccountId } from '../../core/ids.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
+import { moves, type AccountRow, type InternalAccountView, type Ledger } from '../../ledger/index.js';
+import { internalAccountView } from '../../ledger/accounts.js';
 import type { TransactionService, TransactionView } from '../transactions/service.js';
+import { referenceCurrencyMismatch, referenceNotKnown } from './errors.js';
+
+/** The payment kind of money arriving from outside (funding, bank transfers by reference). */
+export const FUNDING = 'FUNDING';
 
 export type IncomingPaymentService = ReturnType<typeof createIncomingPaymentService>;
 
 /**
- * Money arriving from outside into an internal account: one COMPLETED INCOMING transaction, one
- * balanced entry (the platform's EXTERNAL account pays the internal account), and its two events,
- * all in the caller's transaction.
+ * Money arriving from outside into an internal account: one COMPLETED INCOMING transaction and the
+ * ledger's receive move, with their events, all in the caller's unit of work.
  */
-export function createIncomingPaymentService({ accounts, transactions }: { accounts: AccountService; transactions: TransactionService }) {
-  async function receive(
-    ctx: TxContext,
-    account: Selectable<LedgerAccountsTable>,
-    payment: { amount: bigint; reference?: string | null; description: string },
-  ): Promise<{ transaction: TransactionView; account: InternalAccountView }> {
-    const currency = account.currency;
-    const external = await accounts.systemAccount(ctx.tx, ctx.platformId, 'EXTERNAL', currency, ctx.now);
-    const transaction = await transactions.create(ctx.tx, {
-      platformId: ctx.platformId,
+export function createIncomingPaymentService({ ledger, transactions }: { ledger: Ledger; transactions: TransactionService }) {
+  async function receive(uow: UnitOfWork, account: AccountRow, payment: { amount: bigint; reference?: string | null; description: string }): Promise<{ transaction: TransactionView; account: InternalAccountView }> {
+    const accountId = account.id as InternalAccountId;
+    const transaction = await transactions.create(uow, {
+      kind: FUNDING,
       customerId: account.customer_id,
       type: 'INCOMING',
       status: 'COMPLETED',
-      receiverAccountId: account.id,
-      received: { amount: payment.amount, currency },
+      receiverAccountId: accountId,
+      received: { amount: payment.amount, currency: account.currency },
       reference: payment.reference ?? null,
       description: payment.description,
-      settledAt: ctx.now,
-      at: ctx.now,
+      settledAt: uow.now,
     });
-    const { accounts: moved } = await postEntry(ctx.tx, {
-      platformId: ctx.platformId,
-      kind: 'INCOMING_PAYMENT',
-      transactionId: transaction.id,
-      description: payment.description,
-      postings: [
-        { accountId: external, currency, amount: -payment.amount },
-        { accountId: account.id, currency, amount: payment.amount },
-      ],
-      at: ctx.now,
-    });
-    const updated = internalAccountView(moved.find((row) => row.id === account.id)!);
-    await emitEvents(ctx.tx, ctx.platformId, ctx.now, [{ type: 'INCOMING_PAYMENT.COMPLETED', data: transaction }, ...balanceUpdatedEvents(moved)]);
+    const booked = await ledger.book(uow, { kind: 'INCOMING_PAYMENT', transactionId: transaction.id, description: payment.description }, moves.receive(accountId, account.currency, payment.amount));
+    const updated = internalAccountView(booked!.accounts.find((row) => row.id === account.id)!);
+    uow.emit('INCOMING_PAYMENT.COMPLETED', transaction);
     return { transaction, account: updated };
   }
 
@@ -54,20 +38,18 @@ export function createIncomingPaymentService({ accounts, transactions }: { accou
     receive,
 
     /** Sandbox: funds an internal account directly. */
-    async fund(ctx: TxContext, accountId: string, amount: bigint): Promise<InternalAccountView> {
-      const account = await accounts.getRow(ctx.tx, ctx.platformId, accountId);
-      return (await receive(ctx, account, { amount, description: 'Sandbox funding' })).account;
+    async fund(uow: UnitOfWork, accountId: InternalAccountId, amount: bigint): Promise<InternalAccountView> {
+      const account = await ledger.internalAccount(uow.tx, uow.platformId, accountId);
+      return (await receive(uow, account, { amount, description: 'Sandbox funding' })).account;
     },
 
     /** A bank transfer that quotes a funding reference in its memo lands in the account that issued it. */
-    async bankTransferByReference(ctx: TxContext, input: { reference: string; amount: bigint; currency?: string | undefined; senderName?: string | undefined }): Promise<TransactionView> {
-      const account = await accounts.findByReference(ctx.tx, ctx.platformId, input.reference);
-      if (!account) throw notFound('REFERENCE_NOT_FOUND', `No account has the funding reference ${input.reference}; reference`);
-      if (input.currency && input.currency !== account.currency) {
-        throw new AppError(400, 'INVALID_CURRENCY', `The account with this reference holds ${account.currency}, not ${input.currency}`, { reference: input.reference });
-      }
+    async bankTransferByReference(uow: UnitOfWork, input: { reference: string; amount: bigint; currency?: string | undefined; senderName?: string | undefined }): Promise<TransactionView> {
+      const account = await ledger.findByReference(uow.tx, uow.platformId, input.reference);
+      if (!account) throw referenceNotKnown(input.reference);
+      if (input.currency && input.currency !== account.currency) throw referenceCurrencyMismatch(account.currency, input.currency);
       const description = input.senderName ? `Bank transfer from ${input.senderName}` : 'Bank transfer';
-      return (await receive(ctx, account, { amount: input.amount, reference: input.reference, description })).transaction;
+      return (await receive(uow, account, { amount: input.amount, reference: input.reference, description })).transaction;
     },
   };
 }

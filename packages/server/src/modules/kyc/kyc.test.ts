@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { listEvents } from '../../events/outbox.js';
 import { sha256Hex } from '../../lib/secrets.js';
+import type { CustomerId } from '../../core/ids.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -85,7 +86,7 @@ describe('creating a KYC link', () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers['idempotent-replayed']).toBe('true');
-    const rows = await t.database.db.selectFrom('kyc_links').select('id').where('customer_id', '=', id).execute();
+    const rows = await t.database.db.selectFrom('kyc_links').select('id').where('customer_id', '=', id as CustomerId).execute();
     expect(rows).toHaveLength(1);
 
     const other = await createLink(id);
@@ -129,7 +130,7 @@ describe('creating a KYC link', () => {
       const error = expectErrorShape(res);
       expect(error.code).toBe('INVALID_INPUT');
       expect((error.details!.errors as { field: string }[]).map((e) => e.field)).toEqual(['redirectUri']);
-      const rows = await t.database.db.selectFrom('kyc_links').select('id').where('customer_id', '=', id).execute();
+      const rows = await t.database.db.selectFrom('kyc_links').select('id').where('customer_id', '=', id as CustomerId).execute();
       expect(rows).toHaveLength(0);
     },
   );
@@ -276,7 +277,7 @@ describe('the hosted verification page', () => {
 
     expect((await statusOf(id, p)).kycStatus).toBe('UNVERIFIED');
     expect(await eventTypesFor(id, p)).toEqual([]);
-    const row = await t.database.db.selectFrom('kyc_links').select('used_at').where('customer_id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.database.db.selectFrom('kyc_links').select('used_at').where('customer_id', '=', id as CustomerId).executeTakeFirstOrThrow();
     expect(row.used_at).toBeNull();
 
     // A fresh link, issued on the advanced clock, works.
@@ -308,7 +309,7 @@ describe('the hosted verification page', () => {
     expect(submit.headers['content-type']).toMatch(/^text\/html/);
     expect(submit.html).toContain('not valid');
     expect(await eventTypesFor(id)).toEqual([]);
-    const row = await t.database.db.selectFrom('customers').select('kyc_status').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.database.db.selectFrom('customers').select('kyc_status').where('id', '=', id as CustomerId).executeTakeFirstOrThrow();
     expect(row.kyc_status).toBe('UNVERIFIED');
   });
 
@@ -405,7 +406,7 @@ describe('link secrecy', () => {
     const link = await createLink(id);
     const token = tokenOf(link.kycUrl);
 
-    const rows = await t.database.db.selectFrom('kyc_links').selectAll().where('customer_id', '=', id).execute();
+    const rows = await t.database.db.selectFrom('kyc_links').selectAll().where('customer_id', '=', id as CustomerId).execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.token_hash).not.toBe(token);
     expect(rows[0]!.token_hash).toBe(sha256Hex(token));

@@ -1,17 +1,18 @@
 import formbody from '@fastify/formbody';
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ApiApp } from '../../http/types.js';
-import type { RunIdempotent } from '../../http/idempotency.js';
-import { errorResponses } from '../../http/schema-kit.js';
+import type { Routes } from '../../http/routes.js';
 import { Customer, CustomerParams } from '../customers/schemas.js';
+import { customerDeleted, customerNotFound } from '../customers/errors.js';
 import { HostedParams, HostedSubmission, KycDecisionRequest, KycLink, KycLinkCreateRequest } from './schemas.js';
 import type { KycService } from './service.js';
 import { alreadyApproved, linkProblem, submitted, verificationForm } from './page.js';
 
 const tags = ['KYC/KYB Verifications'];
 
-export function registerKycRoutes(app: ApiApp, { kyc, idempotent }: { kyc: KycService; idempotent: RunIdempotent }) {
-  app.post(
+export function kycRoutes(r: Routes, { kyc }: { kyc: KycService }): void {
+  r.post(
     '/customers/:customerId/kyc-link',
     {
       schema: {
@@ -19,19 +20,17 @@ export function registerKycRoutes(app: ApiApp, { kyc, idempotent }: { kyc: KycSe
         summary: 'Create a single-use hosted verification link',
         params: CustomerParams,
         body: Type.Optional(KycLinkCreateRequest),
-        response: { 201: KycLink, ...errorResponses, 410: errorResponses[404] },
+        response: { 201: KycLink },
       },
-      // The body is optional: a POST without one means no redirectUri.
-      preValidation: async (req) => {
-        req.body ??= {};
-      },
+      status: 201,
+      errors: [customerNotFound, customerDeleted],
     },
-    (req, reply) => idempotent(req, reply, 201, (ctx) => kyc.createLink(ctx, req.params.customerId, req.body?.redirectUri)),
+    (uow, req) => kyc.createLink(uow, req.params.customerId, req.body?.redirectUri),
   );
 }
 
-export function registerSandboxKycRoutes(app: ApiApp, { kyc, idempotent }: { kyc: KycService; idempotent: RunIdempotent }) {
-  app.post(
+export function sandboxKycRoutes(r: Routes, { kyc }: { kyc: KycService }): void {
+  r.post(
     '/sandbox/customers/:customerId/kyc-decision',
     {
       schema: {
@@ -39,16 +38,17 @@ export function registerSandboxKycRoutes(app: ApiApp, { kyc, idempotent }: { kyc
         summary: 'Simulate the verification provider deciding on a customer',
         params: CustomerParams,
         body: KycDecisionRequest,
-        response: { 200: Customer, ...errorResponses, 410: errorResponses[404] },
+        response: { 200: Customer },
       },
+      errors: [customerNotFound, customerDeleted],
     },
-    (req, reply) => idempotent(req, reply, 200, (ctx) => kyc.decide(ctx, req.params.customerId, req.body.status as never)),
+    (uow, req) => kyc.decide(uow, req.params.customerId, req.body.status as never),
   );
 }
 
 /** The hosted verification page a person opens from a KYC link. No API credentials: the link is the key. */
-export function registerHostedKycPages(app: ApiApp, { kyc, sandbox }: { kyc: KycService; sandbox: boolean }) {
-  app.register(formbody);
+export async function hostedKycPages(app: FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>, { kyc, sandbox }: { kyc: KycService; sandbox: boolean }): Promise<void> {
+  await app.register(formbody);
   const pageHeaders = {
     'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'",
     'cache-control': 'no-store',

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/schema.js';
-import { AppError } from '../../lib/errors.js';
-import type { TxContext } from '../../http/idempotency.js';
+import { DomainError } from '../../core/errors.js';
+import { newId, type CustomerId } from '../../core/ids.js';
+import { runUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
 import { sha256Hex } from '../../lib/secrets.js';
+import type { KycProvider, VerificationSubmission } from '../../providers/kyc-provider.js';
 import type { KycStatus } from '../customers/schemas.js';
 import type { CustomerService, CustomerView } from '../customers/service.js';
-import type { VerificationProvider, VerificationSubmission } from './provider.js';
 
 export interface KycLinkView {
   kycUrl: string;
@@ -31,7 +31,7 @@ export function createKycService(deps: {
   db: Db;
   clock: Clock;
   customers: CustomerService;
-  provider: VerificationProvider;
+  provider: Pick<KycProvider, 'name' | 'decide'>;
   publicUrl: string;
   linkTtlSeconds: number;
 }) {
@@ -49,20 +49,20 @@ export function createKycService(deps: {
     providerName: provider.name,
 
     /** Issues a single-use hosted verification link; only its hash is stored. */
-    async createLink(ctx: TxContext, customerId: string, redirectUri: string | undefined): Promise<KycLinkView> {
-      await customers.loadForUpdate(ctx.tx, ctx.platformId, customerId);
+    async createLink(uow: UnitOfWork, customerId: CustomerId, redirectUri: string | undefined): Promise<KycLinkView> {
+      await customers.loadForUpdate(uow.tx, uow.platformId, customerId);
       const token = randomBytes(32).toString('base64url');
-      const expiresAt = new Date(ctx.now.getTime() + deps.linkTtlSeconds * 1000);
-      await ctx.tx
+      const expiresAt = new Date(uow.now.getTime() + deps.linkTtlSeconds * 1000);
+      await uow.tx
         .insertInto('kyc_links')
         .values({
           id: newId('KycLink'),
-          platform_id: ctx.platformId,
+          platform_id: uow.platformId,
           customer_id: customerId,
           token_hash: sha256Hex(token),
           redirect_uri: redirectUri ?? null,
           expires_at: expiresAt,
-          created_at: ctx.now,
+          created_at: uow.now,
         })
         .execute();
       return { kycUrl: `${deps.publicUrl}/hosted/kyc/${token}`, expiresAt: expiresAt.toISOString(), provider: provider.name };
@@ -74,10 +74,11 @@ export function createKycService(deps: {
       if (link.used_at) return { state: 'used' };
       if ((await clock.now(link.platform_id)) >= link.expires_at) return { state: 'expired' };
       try {
-        return { state: 'open', customer: await customers.get(link.platform_id, link.customer_id), expiresAt: link.expires_at };
+        const scope = { platformId: link.platform_id, now: await clock.now(link.platform_id), actor: { type: 'HOSTED_PAGE' } as const };
+        return { state: 'open', customer: await customers.get(scope, link.customer_id), expiresAt: link.expires_at };
       } catch (error) {
         // The customer was deleted since the link was issued: the link leads nowhere.
-        if (error instanceof AppError && error.status < 500) return { state: 'unknown' };
+        if (error instanceof DomainError && error.status < 500) return { state: 'unknown' };
         throw error;
       }
     },
@@ -90,30 +91,29 @@ export function createKycService(deps: {
       const found = await findLink(token);
       if (!found) return { state: 'unknown' };
       const now = await clock.now(found.platform_id);
-      return db.transaction().execute(async (tx): Promise<SubmitOutcome> => {
-        const link = await tx.selectFrom('kyc_links').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
+      return runUnitOfWork(db, { platformId: found.platform_id, now, actor: { type: 'HOSTED_PAGE' } }, async (uow): Promise<SubmitOutcome> => {
+        const link = await uow.tx.selectFrom('kyc_links').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
         if (link.used_at) return { state: 'used' };
         if (now >= link.expires_at) return { state: 'expired' };
-        const ctx: TxContext = { tx, platformId: link.platform_id, now };
         let row;
         try {
-          row = await customers.loadForUpdate(tx, link.platform_id, link.customer_id);
+          row = await customers.loadForUpdate(uow.tx, link.platform_id, link.customer_id);
         } catch (error) {
           // As on opening: a link to a customer deleted since is not valid.
-          if (error instanceof AppError && error.status < 500) return { state: 'unknown' };
+          if (error instanceof DomainError && error.status < 500) return { state: 'unknown' };
           throw error;
         }
         const status = row.kyc_status === 'APPROVED' ? 'APPROVED' : provider.decide(row.customer_type, submission);
-        const customer = await customers.setVerificationStatus(ctx, row, status);
-        await tx.updateTable('kyc_links').set({ used_at: now }).where('id', '=', link.id).execute();
+        const customer = await customers.setVerificationStatus(uow, row, status);
+        await uow.tx.updateTable('kyc_links').set({ used_at: now }).where('id', '=', link.id).execute();
         return { state: 'decided', status, redirectUri: link.redirect_uri, customer };
       });
     },
 
     /** Records a decision made outside the hosted flow (sandbox simulation, operator review). */
-    async decide(ctx: TxContext, customerId: string, status: KycStatus): Promise<CustomerView> {
-      const row = await customers.loadForUpdate(ctx.tx, ctx.platformId, customerId);
-      return customers.setVerificationStatus(ctx, row, status);
+    async decide(uow: UnitOfWork, customerId: CustomerId, status: KycStatus): Promise<CustomerView> {
+      const row = await customers.loadForUpdate(uow.tx, uow.platformId, customerId);
+      return customers.setVerificationStatus(uow, row, status);
     },
   };
 }

@@ -2,14 +2,14 @@ import type { Selectable } from 'kysely';
 import type { Static } from 'typebox';
 import type { FeeConfig as FeeConfigSchema, PlatformConfig, PlatformConfigUpdateRequest } from './schemas.js';
 import type { Db, Executor, PlatformsTable } from '../../db/schema.js';
-import type { TxContext } from '../../http/idempotency.js';
+import { invalidInput, type FieldError } from '../../core/errors.js';
+import { newId, type PlatformId } from '../../core/ids.js';
+import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { AppError, invalidInput, notFound, type FieldError } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
-import type { AccountService } from '../accounts/service.js';
-import { emitEvent } from '../../events/outbox.js';
+import type { Ledger } from '../../ledger/index.js';
 import type { PublicSigningKey, SigningKeys } from '../../events/signing-keys.js';
+import { amountNotPositive, amountOutOfRange, clockOffsetTooLarge, currencyNotEnabled, MAX_CLOCK_OFFSET_SECONDS, platformNotFound } from './errors.js';
 import { checkWebhookUrlSyntax, resolveDeliveryAddress } from '../../events/endpoint-guard.js';
 
 export type PlatformConfigView = Static<typeof PlatformConfig>;
@@ -58,13 +58,13 @@ const CONFIG_CACHE_MS = 1000;
 export function createPlatformService({
   db,
   clock,
-  accounts,
+  ledger,
   signingKeys,
   mode,
 }: {
   db: Db;
   clock: Clock;
-  accounts: AccountService;
+  ledger: Pick<Ledger, 'openPlatformAccounts'>;
   signingKeys: SigningKeys;
   mode: 'sandbox' | 'production';
 }) {
@@ -72,7 +72,7 @@ export function createPlatformService({
   // made by another process within CONFIG_CACHE_MS.
   const configs = new Map<string, { config: Record<string, unknown>; readAt: number }>();
 
-  async function configOf(executor: Executor, platformId: string): Promise<Record<string, unknown>> {
+  async function configOf(executor: Executor, platformId: PlatformId): Promise<Record<string, unknown>> {
     const cached = configs.get(platformId);
     if (cached && Date.now() - cached.readAt < CONFIG_CACHE_MS) return cached.config;
     const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
@@ -82,13 +82,13 @@ export function createPlatformService({
   }
 
   return {
-    async create(executor: Executor, input: { name: string; now: Date }): Promise<{ id: string; name: string }> {
+    async create(executor: Executor, input: { name: string; now: Date }): Promise<{ id: PlatformId; name: string }> {
       const id = newId('Platform');
       await executor
         .insertInto('platforms')
         .values({ id, name: input.name, config: JSON.stringify(defaultConfig()), created_at: input.now, updated_at: input.now })
         .execute();
-      await accounts.ensurePlatformAccounts(executor, id, input.name, input.now);
+      await ledger.openPlatformAccounts(executor, id, input.name, input.now);
       await signingKeys.ensure(executor, id, input.now);
       return { id, name: input.name };
     },
@@ -98,21 +98,21 @@ export function createPlatformService({
       return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
     },
 
-    async getConfig(platformId: string): Promise<PlatformConfigView> {
+    async getConfig({ platformId }: Scope): Promise<PlatformConfigView> {
       const row = await db.selectFrom('platforms').selectAll().where('id', '=', platformId).executeTakeFirst();
-      if (!row) throw notFound('NOT_FOUND', 'Platform');
+      if (!row) throw platformNotFound();
       await signingKeys.ensure(db, platformId, new Date());
       return withKeys(configView(row), await signingKeys.publicKeys(db, platformId));
     },
 
     /** Where this platform's webhooks go, if it set an endpoint. */
-    async webhookEndpoint(platformId: string): Promise<string | undefined> {
+    async webhookEndpoint(platformId: PlatformId): Promise<string | undefined> {
       const endpoint = (await configOf(db, platformId)).webhookEndpoint;
       return typeof endpoint === 'string' && endpoint !== '' ? endpoint : undefined;
     },
 
     /** Sent fields replace stored ones (arrays whole). */
-    async updateConfig(ctx: TxContext, patch: ConfigPatch): Promise<PlatformConfigView> {
+    async updateConfig(ctx: UnitOfWork, patch: ConfigPatch): Promise<PlatformConfigView> {
       const errors: FieldError[] = [];
       patch.supportedCurrencies?.forEach((c, i) => {
         if (c.minAmount > c.maxAmount) {
@@ -142,7 +142,7 @@ export function createPlatformService({
       configs.delete(ctx.platformId);
       // A new endpoint is greeted with a TEST event (delivered once, never retried).
       if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== row.config.webhookEndpoint) {
-        await emitEvent(ctx.tx, { platformId: ctx.platformId, type: 'TEST', data: {}, at: ctx.now });
+        ctx.emit('TEST', {});
       }
       return withKeys(configView(updated), await signingKeys.publicKeys(ctx.tx, ctx.platformId));
     },
@@ -151,56 +151,50 @@ export function createPlatformService({
      * Refuses an amount the platform does not allow: INVALID_AMOUNT when not positive, INVALID_CURRENCY
      * when the currency or direction is not enabled, AMOUNT_OUT_OF_RANGE outside its min and max.
      */
-    async checkAmount(executor: Executor, platformId: string, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING', field = 'amount'): Promise<void> {
-      if (amount <= 0n) throw new AppError(400, 'INVALID_AMOUNT', `${field} must be a positive integer in the smallest unit of the currency`, { field });
+    async checkAmount(executor: Executor, platformId: PlatformId, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING', field = 'amount'): Promise<void> {
+      if (amount <= 0n) throw amountNotPositive(field);
       const limits = await this.currencyLimits(executor, platformId, currency);
-      if (!limits || !limits.enabledTransactionTypes.includes(direction)) {
-        throw new AppError(400, 'INVALID_CURRENCY', `${currency} ${direction.toLowerCase()} payments are not enabled for this platform`, { currency });
-      }
-      if (amount < BigInt(limits.minAmount) || amount > BigInt(limits.maxAmount)) {
-        throw new AppError(400, 'AMOUNT_OUT_OF_RANGE', `${field} must be between ${limits.minAmount} and ${limits.maxAmount} ${currency} minor units`, {
-          field,
-          currency,
-          minAmount: limits.minAmount,
-          maxAmount: limits.maxAmount,
-        });
-      }
+      if (!limits || !limits.enabledTransactionTypes.includes(direction)) throw currencyNotEnabled(currency, direction);
+      if (amount < BigInt(limits.minAmount) || amount > BigInt(limits.maxAmount)) throw amountOutOfRange(field, currency, limits);
     },
 
     /** The platform's limits for a currency, or undefined when it has not enabled that currency. */
-    async currencyLimits(executor: Executor, platformId: string, currency: string): Promise<{ minAmount: number; maxAmount: number; enabledTransactionTypes: string[] } | undefined> {
+    async currencyLimits(executor: Executor, platformId: PlatformId, currency: string): Promise<{ minAmount: number; maxAmount: number; enabledTransactionTypes: string[] } | undefined> {
       const config = await configOf(executor, platformId);
       const list = (config.supportedCurrencies ?? []) as { currencyCode: string; minAmount: number; maxAmount: number; enabledTransactionTypes: string[] }[];
       return list.find((c) => c.currencyCode === currency);
     },
 
     /** The platform's own fees on cross-currency transfers, as its config lists them. */
-    async feeConfigs(executor: Executor, platformId: string): Promise<FeeConfig[]> {
+    async feeConfigs(executor: Executor, platformId: PlatformId): Promise<FeeConfig[]> {
       const config = await configOf(executor, platformId);
       return (config.feeConfigs ?? []) as FeeConfig[];
     },
 
     /** The payer data a currency's receivers require (the platform's requiredCounterpartyFields). */
-    async requiredCounterpartyFields(executor: Executor, platformId: string, currency: string): Promise<{ name: string; mandatory: boolean }[]> {
+    async requiredCounterpartyFields(executor: Executor, platformId: PlatformId, currency: string): Promise<{ name: string; mandatory: boolean }[]> {
       const config = await configOf(executor, platformId);
       const list = (config.supportedCurrencies ?? []) as { currencyCode: string; requiredCounterpartyFields?: { name: string; mandatory: boolean }[] }[];
       return list.find((c) => c.currencyCode === currency)?.requiredCounterpartyFields ?? [];
     },
 
-    async umaDomain(executor: Executor, platformId: string): Promise<string> {
+    async umaDomain(executor: Executor, platformId: PlatformId): Promise<string> {
       const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
       const domain = row?.config.umaDomain;
       return typeof domain === 'string' && domain !== '' ? domain : DEFAULT_UMA_DOMAIN;
     },
 
-    async readClock(platformId: string): Promise<{ now: string; offsetSeconds: number }> {
+    async readClock({ platformId }: Scope): Promise<{ now: string; offsetSeconds: number }> {
       const row = await db.selectFrom('platforms').select('clock_offset_ms').where('id', '=', platformId).executeTakeFirstOrThrow();
       clock.invalidate(platformId);
       return { now: (await clock.now(platformId)).toISOString(), offsetSeconds: Math.floor(Number(row.clock_offset_ms) / 1000) };
     },
 
     /** Sandbox only: moves the platform's clock forward (never back, so nothing un-expires). */
-    async advanceClock(ctx: TxContext, seconds: number): Promise<{ now: string; offsetSeconds: number }> {
+    async advanceClock(ctx: UnitOfWork, seconds: number): Promise<{ now: string; offsetSeconds: number }> {
+      const current = await ctx.tx.selectFrom('platforms').select('clock_offset_ms').where('id', '=', ctx.platformId).forUpdate().executeTakeFirstOrThrow();
+      const offsetSeconds = Math.floor(Number(current.clock_offset_ms) / 1000);
+      if (offsetSeconds + seconds > MAX_CLOCK_OFFSET_SECONDS) throw clockOffsetTooLarge(offsetSeconds);
       const row = await ctx.tx
         .updateTable('platforms')
         .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', BigInt(seconds) * 1000n) }))

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { createTestApp, errorOf, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { clabeEndingWith, paymentFixtures } from '../../../../../test/payments-fixtures.js';
 
 /**
@@ -277,7 +277,7 @@ describe('POST /transactions/{id}/cancel', () => {
     expect(internal.status).toBe(409);
     expect(expectErrorShape(internal).code).toBe('TRANSACTION_NOT_CANCELLABLE');
     expect(await f.balance(sender.accountId)).toBe(START - AMOUNT);
-    await t.services.jobs.runDue();
+    await t.container.jobs.runDue();
     expect(await quoteStatus(quote.id)).toBe('COMPLETED');
     expect(await f.balance(receiver.accountId)).toBe(quote.totalReceivingAmount);
     const incoming = (await t.api(p, 'GET', `/transactions?customerId=${receiver.customerId}&type=INCOMING`)).body.data[0];
@@ -427,7 +427,7 @@ describe('real-time funded quotes and POST /sandbox/send', () => {
 
     const again = await t.api(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' });
     expect(again.status).toBe(409);
-    expect(expectErrorShape(again).code).toBe('QUOTE_ALREADY_EXECUTED');
+    expect(errorOf(again)).toBe('CONFLICT QUOTE_ALREADY_EXECUTED');
 
     await f.advance(3);
     expect((await transaction(quote.transactionId)).status).toBe('COMPLETED');
@@ -451,7 +451,7 @@ describe('real-time funded quotes and POST /sandbox/send', () => {
     expect(await f.eventTypes(quote.transactionId)).toEqual(['OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
     const retry = await t.api(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' });
     expect(retry.status).toBe(409);
-    expect(expectErrorShape(retry).code).toBe('QUOTE_ALREADY_EXECUTED');
+    expect(errorOf(retry)).toBe('CONFLICT QUOTE_ALREADY_EXECUTED');
     expect(await f.postings(quote.transactionId)).toEqual([]);
   });
 
@@ -469,11 +469,11 @@ describe('real-time funded quotes and POST /sandbox/send', () => {
     expect((await t.api(p, 'POST', '/sandbox/clock/advance', { seconds: ttl + 1 })).status).toBe(200);
     const expired = await t.api(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' });
     expect(expired.status).toBe(409);
-    expect(expectErrorShape(expired).code).toBe('QUOTE_EXPIRED');
+    expect(errorOf(expired)).toBe('CONFLICT QUOTE_EXPIRED');
     // ... and after it too.
-    await t.services.jobs.runDue();
+    await t.container.jobs.runDue();
     expect((await transaction(quote.transactionId)).status).toBe('EXPIRED');
-    expect((await t.api(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' })).body.code).toBe('QUOTE_EXPIRED');
+    expect(errorOf(await t.api(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' }))).toBe('CONFLICT QUOTE_EXPIRED');
     expect(await f.postings(quote.transactionId)).toEqual([]);
 
     const missing = await t.api(p, 'POST', '/sandbox/send', { quoteId: UNKNOWN_QUOTE, currencyCode: 'USD' });

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorShape, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { createTestApp, errorOf, expectErrorShape, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { httpApi, paymentFixtures } from '../../../../../test/payments-fixtures.js';
 
 /** Quotes end to end over real HTTP: price, lock, execute, settle, and every posting checked. */
@@ -98,7 +98,7 @@ describe('a USD -> MXN payout to a CLABE account', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
     const again = await api(p, 'POST', `/quotes/${quote.id}/execute`);
     expect(again.status).toBe(409);
-    expect(expectErrorShape(again).code).toBe('QUOTE_ALREADY_EXECUTED');
+    expect(errorOf(again)).toBe('CONFLICT QUOTE_ALREADY_EXECUTED');
     expect(await f.balance(accountId)).toBe(90_000);
 
     await f.advance(3);
@@ -170,7 +170,7 @@ describe('a USD -> MXN payout to a CLABE account', () => {
     expect(await f.balance(accountId)).toBe(30_000);
     const execute = await api(p, 'POST', `/quotes/${created.body.id}/execute`);
     expect(execute.status).toBe(409);
-    expect(execute.body.code).toBe('QUOTE_ALREADY_EXECUTED');
+    expect(errorOf(execute)).toBe('CONFLICT QUOTE_ALREADY_EXECUTED');
     await f.advance(3);
     expect((await api(p, 'GET', `/quotes/${created.body.id}`)).body.status).toBe('COMPLETED');
   });
@@ -184,7 +184,7 @@ describe('a payout to an internal account in another currency', () => {
     expect(created.status, created.text).toBe(201);
     const executed = await api(p, 'POST', `/quotes/${created.body.id}/execute`);
     expect(executed.body.status).toBe('PROCESSING');
-    await t.services.jobs.runDue();
+    await t.container.jobs.runDue();
     expect((await api(p, 'GET', `/quotes/${created.body.id}`)).body.status).toBe('COMPLETED');
     expect(await f.balance(receiver.accountId)).toBe(created.body.totalReceivingAmount);
     const incoming = await api(p, 'GET', `/transactions?customerId=${receiver.customerId}&type=INCOMING`);
@@ -210,12 +210,12 @@ describe('refusals move nothing', () => {
 
     const refused = await api(p, 'POST', `/quotes/${quote.id}/execute`);
     expect(refused.status).toBe(409);
-    expect(expectErrorShape(refused).code).toBe('QUOTE_EXPIRED');
+    expect(errorOf(refused)).toBe('CONFLICT QUOTE_EXPIRED');
     expect((await api(p, 'GET', `/quotes/${quote.id}`)).body.status).toBe('EXPIRED');
-    await t.services.jobs.runDue();
+    await t.container.jobs.runDue();
     expect((await api(p, 'GET', `/transactions/${quote.transactionId}`)).body).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
     expect(await f.eventTypes(quote.transactionId)).toEqual(['OUTGOING_PAYMENT.EXPIRED']);
-    expect((await api(p, 'POST', `/quotes/${quote.id}/execute`)).body.code).toBe('QUOTE_EXPIRED');
+    expect(errorOf(await api(p, 'POST', `/quotes/${quote.id}/execute`))).toBe('CONFLICT QUOTE_EXPIRED');
     expect(await f.balance(accountId)).toBe(30_000);
     expect(await f.postings(quote.transactionId)).toEqual([]);
   });
@@ -226,7 +226,7 @@ describe('refusals move nothing', () => {
     const quote = (await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000))).body;
     const refused = await api(p, 'POST', `/quotes/${quote.id}/execute`, undefined, { 'Idempotency-Key': `poor-${quote.id}` });
     expect(refused.status).toBe(400);
-    expect(expectErrorShape(refused).code).toBe('INSUFFICIENT_FUNDS');
+    expect(errorOf(refused)).toBe('INVALID_AMOUNT INSUFFICIENT_FUNDS');
     expect((await api(p, 'GET', `/quotes/${quote.id}`)).body.status).toBe('PENDING');
     expect(await f.balance(accountId)).toBe(5_000);
     expect(await f.postings(quote.transactionId)).toEqual([]);
@@ -289,7 +289,7 @@ describe('concurrency', () => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(37);
     expect(statuses.filter((s) => s === 400)).toHaveLength(63);
-    expect(results.filter((r) => r.status === 400).every((r) => r.body.code === 'INSUFFICIENT_FUNDS')).toBe(true);
+    expect(results.filter((r) => r.status === 400).every((r) => errorOf(r) === 'INVALID_AMOUNT INSUFFICIENT_FUNDS')).toBe(true);
     expect(await f.balance(accountId)).toBe(999);
   });
 
@@ -299,7 +299,7 @@ describe('concurrency', () => {
     const quote = (await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000))).body;
     const [a, b] = await Promise.all([api(p, 'POST', `/quotes/${quote.id}/execute`), api(p, 'POST', `/quotes/${quote.id}/execute`)]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
-    expect([a, b].find((r) => r.status === 409)!.body.code).toBe('QUOTE_ALREADY_EXECUTED');
+    expect(errorOf([a, b].find((r) => r.status === 409)!)).toBe('CONFLICT QUOTE_ALREADY_EXECUTED');
     expect(await f.balance(accountId)).toBe(40_000);
     expect((await f.postings(quote.transactionId)).filter((r) => r.kind === 'QUOTE_EXECUTE' && r.purpose === 'CUSTOMER')).toHaveLength(1);
   });

@@ -1,15 +1,22 @@
-import type { ApiApp } from '../../http/types.js';
-import type { RunIdempotent } from '../../http/idempotency.js';
-import type { Clock } from '../../lib/clock.js';
-import { errorResponses, errorResponsesWithoutRail } from '../../http/schema-kit.js';
+import { notImplemented } from '../../core/errors.js';
+import type { Routes } from '../../http/routes.js';
+import { conversionOutOfRange, noRateForCurrency } from '../../fx/errors.js';
+import { currencyMismatch } from '../../lib/currencies.js';
+import { insufficientFunds, internalAccountNotFound } from '../../ledger/errors.js';
+import { customerNotFound, customerNotReady } from '../customers/errors.js';
+import { externalAccountNotFound } from '../external-accounts/errors.js';
+import { AMOUNT_ERRORS } from '../platforms/errors.js';
+import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import { Transaction } from '../transactions/schemas.js';
+import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired, quoteNotFound, sameCurrency } from './errors.js';
 import { Quote, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
-import type { QuoteService } from './service.js';
+import type { QuotesService as QuoteService } from './index.js';
 
 const tags = ['Cross-Currency Transfers'];
+const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, customerNotReady, insufficientFunds];
 
-export function registerQuoteRoutes(app: ApiApp, { quotes, clock, idempotent }: { quotes: QuoteService; clock: Clock; idempotent: RunIdempotent }) {
-  app.post(
+export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): void {
+  r.post(
     '/quotes',
     {
       schema: {
@@ -18,36 +25,50 @@ export function registerQuoteRoutes(app: ApiApp, { quotes, clock, idempotent }: 
         description:
           'The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in.',
         body: QuoteRequest,
-        response: { 201: Quote, ...errorResponsesWithoutRail },
+        response: { 201: Quote },
       },
+      status: 201,
+      errors: [
+        internalAccountNotFound,
+        externalAccountNotFound,
+        customerNotFound,
+        customerNotReady,
+        selfPayment,
+        invalidReceiver,
+        sameCurrency,
+        noRateForCurrency,
+        conversionOutOfRange,
+        insufficientFunds,
+        notImplemented,
+        ...AMOUNT_ERRORS,
+      ],
     },
-    (req, reply) => idempotent(req, reply, 201, (ctx) => quotes.create(ctx, req.body)),
+    (uow, req) => quotes.create(uow, req.body),
   );
 
-  app.get(
-    '/quotes/:quoteId',
-    { schema: { tags, summary: 'Get a quote', params: QuoteParams, response: { 200: Quote, ...errorResponses } } },
-    async (req) => quotes.get(req.auth!.platformId, req.params.quoteId, await clock.now(req.auth!.platformId)),
+  r.get('/quotes/:quoteId', { schema: { tags, summary: 'Get a quote', params: QuoteParams, response: { 200: Quote } }, errors: [quoteNotFound] }, (scope, req) =>
+    quotes.get(scope, req.params.quoteId),
   );
 
-  app.post(
+  r.post(
     '/quotes/:quoteId/execute',
     {
       schema: {
         tags,
         summary: 'Execute a quote',
         description:
-          'Debits the source and starts the transfer (status PROCESSING). 409 QUOTE_EXPIRED after expiresAt, 409 QUOTE_ALREADY_EXECUTED on a second execution, 400 INSUFFICIENT_FUNDS when the source cannot cover totalSendingAmount; none of them moves money.',
+          'Debits the source and starts the transfer (status PROCESSING). 409 CONFLICT with details.reason QUOTE_EXPIRED after expiresAt or QUOTE_ALREADY_EXECUTED on a second execution, 400 INVALID_AMOUNT with details.reason INSUFFICIENT_FUNDS when the source cannot cover totalSendingAmount; none of them moves money.',
         params: QuoteParams,
-        response: { 200: Quote, ...errorResponses },
+        response: { 200: Quote },
       },
+      errors: [...executable, fundedInRealTime],
     },
-    (req, reply) => idempotent(req, reply, 200, (ctx) => quotes.execute(ctx, req.params.quoteId)),
+    (uow, req) => quotes.execute(uow, req.params.quoteId),
   );
 }
 
-export function registerSandboxSendRoutes(app: ApiApp, { quotes, idempotent }: { quotes: QuoteService; idempotent: RunIdempotent }) {
-  app.post(
+export function sandboxQuoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): void {
+  r.post(
     '/sandbox/send',
     {
       schema: {
@@ -55,9 +76,10 @@ export function registerSandboxSendRoutes(app: ApiApp, { quotes, idempotent }: {
         summary: 'Simulate the sender paying a real-time funded quote',
         description: 'The amount defaults to the quote’s totalSendingAmount; any other amount is bounced back and the quote fails with FUNDING_AMOUNT_MISMATCH.',
         body: SandboxSendRequest,
-        response: { 200: Transaction, ...errorResponses },
+        response: { 200: Transaction },
       },
+      errors: [...executable, fundedFromAccount, currencyMismatch],
     },
-    (req, reply) => idempotent(req, reply, 200, (ctx) => quotes.sandboxSend(ctx, req.body)),
+    (uow, req) => quotes.fundsArrived(uow, req.body),
   );
 }

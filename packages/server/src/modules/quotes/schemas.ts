@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { Id, MinorUnits, RequestAmount, Timestamp } from '../../http/schema-kit.js';
+import { AccountIdSchema, Id, MinorUnits, RequestAmount, Timestamp } from '../../http/schema-kit.js';
 import { CurrencySchema, FundingInstruction } from '../accounts/schemas.js';
 
 const CurrencyCode = Type.String({ enum: [...CURRENCY_CODES] });
-const AccountId = Type.String({ pattern: '^(InternalAccount|ExternalAccount):[0-9a-f-]{36}$', description: 'InternalAccount:<uuid> or ExternalAccount:<uuid>' });
+
 
 /**
  * ACCOUNT takes an internal account; REALTIME_FUNDING is paid in by the sender following the
@@ -30,7 +30,7 @@ const QuoteSource = Type.Object(
 const QuoteDestination = Type.Object(
   {
     destinationType: Type.String({ enum: ['ACCOUNT'] }),
-    accountId: AccountId,
+    accountId: AccountIdSchema,
     paymentRail: Type.Optional(Type.String({ maxLength: 40 })),
   },
   { additionalProperties: false },

@@ -1,10 +1,13 @@
-import type { ApiApp } from '../../http/types.js';
-import { errorResponses, errorResponsesWithoutRail } from '../../http/schema-kit.js';
+import { notImplemented } from '../../core/errors.js';
+import type { Routes } from '../../http/routes.js';
+import { noRateForCurrency } from '../../fx/errors.js';
+import { customerNotFound } from '../customers/errors.js';
+import { externalAccountNotFound } from '../external-accounts/errors.js';
 import { ReceiverAccountParams, ReceiverExternalAccountLookup, ReceiverLookupQuery } from './schemas.js';
 import type { ReceiverService } from './service.js';
 
-export function registerReceiverRoutes(app: ApiApp, { receiver }: { receiver: ReceiverService }) {
-  app.get(
+export function receiverRoutes(r: Routes, { receiver }: { receiver: ReceiverService }): void {
+  r.get(
     '/receiver/external-account/:accountId',
     {
       schema: {
@@ -12,9 +15,10 @@ export function registerReceiverRoutes(app: ApiApp, { receiver }: { receiver: Re
         summary: 'What an external account accepts: its currency, an estimated rate from the sender, limits, required payer data',
         params: ReceiverAccountParams,
         querystring: ReceiverLookupQuery,
-        response: { 200: ReceiverExternalAccountLookup, ...errorResponsesWithoutRail },
+        response: { 200: ReceiverExternalAccountLookup },
       },
+      errors: [externalAccountNotFound, customerNotFound, noRateForCurrency, notImplemented],
     },
-    (req) => receiver.lookupExternalAccount(req.auth!.platformId, req.params.accountId, req.query),
+    (scope, req) => receiver.lookupExternalAccount(scope, req.params.accountId, req.query),
   );
 }

@@ -1,9 +1,11 @@
 import type { Db } from '../../db/schema.js';
+import type { CustomerId, ExternalAccountId, PlatformId } from '../../core/ids.js';
+import type { Scope } from '../../core/unit-of-work.js';
 import type { RateSource } from '../../fx/rate-source.js';
-import type { Clock } from '../../lib/clock.js';
 import { requireCurrency, type Currency } from '../../lib/currencies.js';
-import { notFound } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
+import { customerNotFound } from '../customers/errors.js';
+import { externalAccountNotFound } from '../external-accounts/errors.js';
 import type { CustomerService } from '../customers/service.js';
 import type { ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
@@ -22,7 +24,7 @@ const DEFAULT_SENDER_CURRENCY = 'USD';
  * Lookups are not stored (nothing about them needs keeping), so the id names what was looked up:
  * the same account seen from the same sender currency always has the same lookup id.
  */
-function lookupId(platformId: string, accountId: string, senderCurrency: string): string {
+function lookupId(platformId: PlatformId, accountId: ExternalAccountId, senderCurrency: string): string {
   const hex = sha256Hex(`${platformId}|${accountId}|${senderCurrency}`);
   return `Lookup:${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
@@ -36,14 +38,13 @@ export function createReceiverService(deps: {
   externalAccounts: ExternalAccountService;
   platforms: PlatformService;
   rates: RateSource;
-  clock: Clock;
 }) {
   const { db } = deps;
 
-  async function senderCurrency(platformId: string, sender: { customerId?: string | undefined; senderUmaAddress?: string | undefined }): Promise<string> {
+  async function senderCurrency(platformId: PlatformId, sender: { customerId?: CustomerId | undefined; senderUmaAddress?: string | undefined }): Promise<string> {
     if (sender.customerId === undefined && sender.senderUmaAddress === undefined) return DEFAULT_SENDER_CURRENCY;
     const customer = await deps.customers.findActive(db, platformId, sender.customerId !== undefined ? { id: sender.customerId } : { umaAddress: sender.senderUmaAddress! });
-    if (!customer) throw notFound('USER_NOT_FOUND', 'Sender');
+    if (!customer) throw customerNotFound();
     const account = await db
       .selectFrom('ledger_accounts')
       .select('currency')
@@ -57,11 +58,10 @@ export function createReceiverService(deps: {
   }
 
   return {
-    async lookupExternalAccount(platformId: string, accountId: string, sender: { customerId?: string | undefined; senderUmaAddress?: string | undefined }): Promise<ReceiverLookup> {
+    async lookupExternalAccount({ platformId, now: at }: Scope, accountId: ExternalAccountId, sender: { customerId?: CustomerId | undefined; senderUmaAddress?: string | undefined }): Promise<ReceiverLookup> {
       const account = await deps.externalAccounts.findAny(db, platformId, accountId);
-      if (!account) throw notFound('ACCOUNT_NOT_FOUND', 'External account');
+      if (!account) throw externalAccountNotFound();
       const from = await senderCurrency(platformId, sender);
-      const at = await deps.clock.now(platformId);
       const rate = from === account.currency ? '1' : (await deps.rates.rate(from, account.currency, at)).rate.toFixed();
       const limits = await deps.platforms.currencyLimits(db, platformId, account.currency);
       const fields = await deps.platforms.requiredCounterpartyFields(db, platformId, account.currency);

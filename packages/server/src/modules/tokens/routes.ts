@@ -1,41 +1,28 @@
 import { Type } from 'typebox';
-import type { ApiApp } from '../../http/types.js';
-import type { RunIdempotent } from '../../http/idempotency.js';
-import { errorResponses } from '../../http/schema-kit.js';
-import { ApiToken, ApiTokenCreateRequest, TokenListQuery, TokenListResponse, TokenParams } from './schemas.js';
+import type { Routes } from '../../http/routes.js';
 import type { TokenService } from './service.js';
-import type { Permission } from './permissions.js';
+import { ApiToken, ApiTokenCreateRequest, TokenListQuery, TokenListResponse, TokenParams } from './schemas.js';
+import { tokenNotFound } from './errors.js';
 
 const tags = ['API Tokens'];
 
-export function registerTokenRoutes(app: ApiApp, { tokens, idempotent }: { tokens: TokenService; idempotent: RunIdempotent }) {
-  app.post(
-    '/tokens',
-    {
-      schema: { tags, summary: 'Create an API token (the secret is shown once)', body: ApiTokenCreateRequest, response: { 201: ApiToken, ...errorResponses } },
-      config: { permission: 'MANAGE' },
-    },
-    (req, reply) => idempotent(req, reply, 201, (ctx) => tokens.create(ctx, req.body as { name: string; permissions: Permission[] })),
+export function tokenRoutes(r: Routes, { tokens }: { tokens: TokenService }): void {
+  r.post('/tokens', { schema: { tags, summary: 'Create an API token (the secret is shown once)', body: ApiTokenCreateRequest, response: { 201: ApiToken } }, status: 201, permission: 'MANAGE' }, (uow, req) =>
+    tokens.create(uow, req.body),
   );
 
-  app.get(
-    '/tokens',
-    { schema: { tags, summary: 'List API tokens', querystring: TokenListQuery, response: { 200: TokenListResponse, ...errorResponses } }, config: { permission: 'MANAGE' } },
-    (req) => tokens.list(req.auth!.platformId, req.query),
+  r.get('/tokens', { schema: { tags, summary: 'List API tokens', querystring: TokenListQuery, response: { 200: TokenListResponse } }, permission: 'MANAGE' }, (scope, req) => tokens.list(scope, req.query));
+
+  r.get('/tokens/:tokenId', { schema: { tags, summary: 'Get an API token', params: TokenParams, response: { 200: ApiToken } }, permission: 'MANAGE', errors: [tokenNotFound] }, (scope, req) =>
+    tokens.get(scope, req.params.tokenId),
   );
 
-  app.get(
+  r.delete(
     '/tokens/:tokenId',
-    { schema: { tags, summary: 'Get an API token', params: TokenParams, response: { 200: ApiToken, ...errorResponses } }, config: { permission: 'MANAGE' } },
-    (req) => tokens.get(req.auth!.platformId, req.params.tokenId),
-  );
-
-  app.delete(
-    '/tokens/:tokenId',
-    {
-      schema: { tags, summary: 'Revoke an API token; requests with it fail at once', params: TokenParams, response: { 204: Type.Null(), ...errorResponses } },
-      config: { permission: 'MANAGE' },
+    { schema: { tags, summary: 'Revoke an API token; requests with it fail at once', params: TokenParams, response: { 204: Type.Null() } }, permission: 'MANAGE', errors: [tokenNotFound] },
+    async (uow, req) => {
+      await tokens.revoke(uow, req.params.tokenId);
+      return null;
     },
-    (req, reply) => idempotent(req, reply, 204, async (ctx) => { await tokens.revoke(ctx, req.params.tokenId); return null; }),
   );
 }

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { PERMISSIONS } from './permissions.js';
 import { Id, ListQuery, listOf, Timestamp } from '../../http/schema-kit.js';
 
-const PermissionEnum = Type.String({ enum: [...PERMISSIONS] });
+const PermissionEnum = Type.Unsafe<(typeof PERMISSIONS)[number]>(Type.String({ enum: [...PERMISSIONS] }));
 
 export const ApiToken = Type.Object({
   id: Type.String(),

@@ -1,14 +1,14 @@
 import type { Db, Executor } from '../../db/schema.js';
-import type { TxContext } from '../../http/idempotency.js';
-import { paginate, type PageParams } from '../../http/pagination.js';
-import { notFound } from '../../lib/errors.js';
-import { newId, uuidOf } from '../../lib/ids.js';
+import { paginate, type PageParams } from '../../db/paginate.js';
+import { newId, uuidOf, type ApiTokenId, type PlatformId } from '../../core/ids.js';
+import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { hashSecret, newClientSecret, secretMatches } from '../../lib/secrets.js';
 import type { AuthContext } from '../../http/auth.js';
 import type { Permission } from './permissions.js';
+import { tokenNotFound } from './errors.js';
 
 export interface ApiTokenView {
-  id: string;
+  id: ApiTokenId;
   name: string;
   permissions: string[];
   clientId: string;
@@ -26,7 +26,7 @@ export interface TokenFilters extends PageParams {
 }
 
 interface TokenRow {
-  id: string;
+  id: ApiTokenId;
   name: string;
   permissions: string[];
   client_id: string;
@@ -63,7 +63,7 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
 
   async function insertToken(
     executor: Executor,
-    input: { platformId: string; name: string; permissions: string[]; clientId?: string; secret?: string; now: Date },
+    input: { platformId: PlatformId; name: string; permissions: string[]; clientId?: string; secret?: string; now: Date },
   ): Promise<ApiTokenView> {
     const id = newId('ApiToken');
     const secret = input.secret ?? newClientSecret();
@@ -86,11 +86,11 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
   return {
     insertToken,
 
-    async create(ctx: TxContext, input: { name: string; permissions: Permission[] }): Promise<ApiTokenView> {
-      return insertToken(ctx.tx, { platformId: ctx.platformId, name: input.name, permissions: [...input.permissions], now: ctx.now });
+    async create(uow: UnitOfWork, input: { name: string; permissions: readonly Permission[] }): Promise<ApiTokenView> {
+      return insertToken(uow.tx, { platformId: uow.platformId, name: input.name, permissions: [...input.permissions], now: uow.now });
     },
 
-    async get(platformId: string, tokenId: string): Promise<ApiTokenView> {
+    async get({ platformId }: Scope, tokenId: ApiTokenId): Promise<ApiTokenView> {
       const row = await db
         .selectFrom('api_tokens')
         .select(['id', 'name', 'permissions', 'client_id', 'created_at', 'updated_at'])
@@ -98,11 +98,11 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
         .where('id', '=', tokenId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
-      if (!row) throw notFound('TOKEN_NOT_FOUND', 'API token');
+      if (!row) throw tokenNotFound();
       return view(row);
     },
 
-    async list(platformId: string, filters: TokenFilters) {
+    async list({ platformId }: Scope, filters: TokenFilters) {
       let query = db
         .selectFrom('api_tokens as t')
         .select(['t.id', 't.name', 't.permissions', 't.client_id', 't.created_at', 't.updated_at'])
@@ -116,15 +116,15 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
       return paginate(query, filters, (row) => view(row));
     },
 
-    async revoke(ctx: TxContext, tokenId: string): Promise<void> {
-      const result = await ctx.tx
+    async revoke(uow: UnitOfWork, tokenId: ApiTokenId): Promise<void> {
+      const result = await uow.tx
         .updateTable('api_tokens')
-        .set({ revoked_at: ctx.now, updated_at: ctx.now })
-        .where('platform_id', '=', ctx.platformId)
+        .set({ revoked_at: uow.now, updated_at: uow.now })
+        .where('platform_id', '=', uow.platformId)
         .where('id', '=', tokenId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) throw notFound('TOKEN_NOT_FOUND', 'API token');
+      if (result.numUpdatedRows === 0n) throw tokenNotFound();
       cache.clear();
     },
 
@@ -137,7 +137,7 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
       const row = await db
         .selectFrom('api_tokens')
         .select(['id', 'platform_id', 'permissions', 'secret_hash'])
-        .where(user.startsWith('ApiToken:') ? 'id' : 'client_id', '=', user)
+        .where(user.startsWith('ApiToken:') ? 'id' : 'client_id', '=', user as ApiTokenId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
       if (!row) {

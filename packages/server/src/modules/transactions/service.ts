@@ -1,28 +1,30 @@
 import { sql, type ExpressionBuilder, type Selectable, type UpdateObject } from 'kysely';
 import type { Database, Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
-import type { TxContext } from '../../http/idempotency.js';
-import { paginate, type PageParams } from '../../http/pagination.js';
-import { notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
+import { paginate, type PageParams } from '../../db/paginate.js';
+import { newId, type AccountId, type CustomerId, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
+import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
+import type { PaymentKinds } from '../../container.js';
+import { notCancellable, transactionNotFound } from './errors.js';
+import './events.js';
 
 type TransactionRow = Selectable<TransactionsTable> & { platform_customer_id: string | null };
 
 export interface TransactionView {
-  id: string;
+  id: TransactionId;
   status: string;
   type: string;
   direction: string;
   source?: Record<string, unknown>;
   destination?: Record<string, unknown>;
-  customerId?: string;
+  customerId?: CustomerId;
   platformCustomerId?: string;
   sentAmount?: CurrencyAmount;
   receivedAmount?: CurrencyAmount;
   fees?: bigint;
   platformFees?: bigint;
   exchangeRate?: number;
-  quoteId?: string;
+  quoteId?: QuoteId;
   description?: string;
   reconciliationInstructions?: { reference: string };
   failureReason?: string;
@@ -43,7 +45,7 @@ export interface TransactionRefund {
 }
 
 /** The refund of a transaction as recorded now; a completed one settles at once. */
-export function refundRecord(transactionId: string, at: Date, status: TransactionRefund['status'], reason: TransactionRefund['reason']): TransactionRefund {
+export function refundRecord(transactionId: TransactionId, at: Date, status: TransactionRefund['status'], reason: TransactionRefund['reason']): TransactionRefund {
   return {
     reference: `REFUND-${transactionId.slice(-12).toUpperCase()}`,
     initiatedAt: at.toISOString(),
@@ -62,7 +64,7 @@ interface TransactionDetails {
 }
 
 export interface TransactionFilters extends PageParams {
-  customerId?: string | undefined;
+  customerId?: CustomerId | undefined;
   platformCustomerId?: string | undefined;
   accountIdentifier?: string | undefined;
   senderAccountIdentifier?: string | undefined;
@@ -75,24 +77,24 @@ export interface TransactionFilters extends PageParams {
 }
 
 export interface NewTransaction {
-  platformId: string;
-  customerId: string | null;
+  /** The payment kind (a module's): who acts on the transaction later. */
+  kind: string;
+  customerId: CustomerId | null;
   type: 'INCOMING' | 'OUTGOING';
   status: string;
-  senderAccountId?: string | null;
-  receiverAccountId?: string | null;
+  senderAccountId?: AccountId | null;
+  receiverAccountId?: AccountId | null;
   sent?: { amount: bigint; currency: string };
   received?: { amount: bigint; currency: string };
   feesMinor?: bigint;
   platformFeesMinor?: bigint;
   exchangeRate?: string;
-  quoteId?: string;
+  quoteId?: QuoteId;
   source?: Record<string, unknown>;
   reference?: string | null;
   description?: string | null;
   failureReason?: string | null;
   settledAt?: Date | null;
-  at: Date;
 }
 
 function endpoint(kind: 'source' | 'destination', accountId: string | null): Record<string, unknown> | undefined {
@@ -143,7 +145,7 @@ const withPlatformCustomerId = (eb: ExpressionBuilder<Database, 'transactions'>)
   eb.selectFrom('customers').select('platform_customer_id').whereRef('customers.id', '=', 'transactions.customer_id').as('platform_customer_id');
 
 /** Changes one transaction of the platform and returns its view, in one round trip (404 when there is none). */
-async function update(tx: Tx, platformId: string, transactionId: string, set: UpdateObject<Database, 'transactions'>): Promise<TransactionView> {
+async function update(tx: Tx, platformId: PlatformId, transactionId: TransactionId, set: UpdateObject<Database, 'transactions'>): Promise<TransactionView> {
   const row = await tx
     .updateTable('transactions')
     .set(set)
@@ -152,30 +154,35 @@ async function update(tx: Tx, platformId: string, transactionId: string, set: Up
     .returningAll()
     .returning(withPlatformCustomerId)
     .executeTakeFirst();
-  if (!row) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
+  if (!row) throw transactionNotFound();
   return transactionView(row);
 }
 
 export type TransactionService = ReturnType<typeof createTransactionService>;
 
-export function createTransactionService({ db }: { db: Db }) {
-  async function load(executor: Executor, platformId: string, transactionId: string): Promise<TransactionView> {
+/**
+ * The record of every payment. Payment modules create and move their transactions; what may be done
+ * to a transaction afterwards (cancel) is decided by the module that owns its kind.
+ */
+export function createTransactionService({ db, paymentKinds }: { db: Db; paymentKinds: PaymentKinds }) {
+  async function load(executor: Executor, platformId: PlatformId, transactionId: TransactionId): Promise<TransactionView> {
     const row = await selectTransactions(executor).where('t.platform_id', '=', platformId).where('t.id', '=', transactionId).executeTakeFirst();
-    if (!row) throw notFound('TRANSACTION_NOT_FOUND', 'Transaction');
+    if (!row) throw transactionNotFound();
     return transactionView(row);
   }
 
   return {
     load,
 
-    async create(tx: Tx, input: NewTransaction): Promise<TransactionView> {
+    async create(uow: UnitOfWork, input: NewTransaction): Promise<TransactionView> {
       const id = newId('Transaction');
-      const row = await tx
+      const row = await uow.tx
         .insertInto('transactions')
         .values({
           id,
-          platform_id: input.platformId,
+          platform_id: uow.platformId,
           customer_id: input.customerId,
+          kind: input.kind,
           type: input.type,
           direction: input.type === 'INCOMING' ? 'CREDIT' : 'DEBIT',
           status: input.status,
@@ -194,8 +201,8 @@ export function createTransactionService({ db }: { db: Db }) {
           failure_reason: input.failureReason ?? null,
           settled_at: input.settledAt ?? null,
           details: JSON.stringify(input.source ? { source: input.source } : {}),
-          created_at: input.at,
-          updated_at: input.at,
+          created_at: uow.now,
+          updated_at: uow.now,
         })
         .returningAll()
         .returning(withPlatformCustomerId)
@@ -205,43 +212,51 @@ export function createTransactionService({ db }: { db: Db }) {
 
     /** Moves a transaction to a final or new status; returns the updated view (one round trip). */
     async setStatus(
-      tx: Tx,
-      platformId: string,
-      transactionId: string,
-      change: { status: string; at: Date; failureReason?: string; settled?: boolean; details?: Partial<TransactionDetails> },
+      uow: UnitOfWork,
+      transactionId: TransactionId,
+      change: { status: string; failureReason?: string | undefined; settled?: boolean; details?: Partial<TransactionDetails> },
     ): Promise<TransactionView> {
-      return update(tx, platformId, transactionId, {
+      return update(uow.tx, uow.platformId, transactionId, {
         status: change.status,
-        updated_at: change.at,
+        updated_at: uow.now,
         ...(change.failureReason ? { failure_reason: change.failureReason } : {}),
-        ...(change.settled ? { settled_at: change.at } : {}),
+        ...(change.settled ? { settled_at: uow.now } : {}),
         ...(change.details ? { details: sql`details || ${JSON.stringify(change.details)}::jsonb` } : {}),
       });
     },
 
     /** Records when the platform delivered the receipt to its customer; a second call replaces it. */
-    async confirmReceipt(ctx: TxContext, transactionId: string, at: Date): Promise<TransactionView> {
-      return update(ctx.tx, ctx.platformId, transactionId, { receipt_delivery_confirmed_at: at, updated_at: ctx.now });
+    async confirmReceipt(uow: UnitOfWork, transactionId: TransactionId, deliveredAt: Date | undefined): Promise<TransactionView> {
+      return update(uow.tx, uow.platformId, transactionId, { receipt_delivery_confirmed_at: deliveredAt ?? uow.now, updated_at: uow.now });
     },
 
-    async lockRow(tx: Tx, platformId: string, transactionId: string) {
-      return tx.selectFrom('transactions').selectAll().where('platform_id', '=', platformId).where('id', '=', transactionId).forUpdate().executeTakeFirstOrThrow();
+    /** POST /transactions/{id}/cancel: the module that owns the payment's kind decides whether and how. */
+    async cancel(uow: UnitOfWork, transactionId: TransactionId, reason: string | undefined): Promise<object> {
+      const row = await uow.tx.selectFrom('transactions').select(['kind', 'status']).where('platform_id', '=', uow.platformId).where('id', '=', transactionId).executeTakeFirst();
+      if (!row) throw transactionNotFound();
+      const cancel = paymentKinds.get(row.kind)?.cancel;
+      if (!cancel) throw notCancellable('This kind of payment cannot be cancelled', row.status);
+      return cancel(uow, transactionId, reason);
     },
 
-    async get(platformId: string, transactionId: string): Promise<TransactionView> {
+    async lockRow(uow: UnitOfWork, transactionId: TransactionId) {
+      return uow.tx.selectFrom('transactions').selectAll().where('platform_id', '=', uow.platformId).where('id', '=', transactionId).forUpdate().executeTakeFirstOrThrow();
+    },
+
+    async get({ platformId }: Scope, transactionId: TransactionId): Promise<TransactionView> {
       return load(db, platformId, transactionId);
     },
 
-    async list(platformId: string, filters: TransactionFilters) {
+    async list({ platformId }: Scope, filters: TransactionFilters) {
       let query = selectTransactions(db).where('t.platform_id', '=', platformId);
       if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
       if (filters.platformCustomerId !== undefined) query = query.where('c.platform_customer_id', '=', filters.platformCustomerId);
       if (filters.accountIdentifier) {
-        const account = filters.accountIdentifier;
+        const account = filters.accountIdentifier as AccountId;
         query = query.where((eb) => eb.or([eb('t.sender_account_id', '=', account), eb('t.receiver_account_id', '=', account)]));
       }
-      if (filters.senderAccountIdentifier) query = query.where('t.sender_account_id', '=', filters.senderAccountIdentifier);
-      if (filters.receiverAccountIdentifier) query = query.where('t.receiver_account_id', '=', filters.receiverAccountIdentifier);
+      if (filters.senderAccountIdentifier) query = query.where('t.sender_account_id', '=', filters.senderAccountIdentifier as AccountId);
+      if (filters.receiverAccountIdentifier) query = query.where('t.receiver_account_id', '=', filters.receiverAccountIdentifier as AccountId);
       if (filters.status) query = query.where('t.status', '=', filters.status);
       if (filters.type) query = query.where('t.type', '=', filters.type as 'INCOMING' | 'OUTGOING');
       if (filters.reference) query = query.where('t.reference', '=', filters.reference);

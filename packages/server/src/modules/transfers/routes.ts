@@ -1,28 +1,47 @@
-import type { ApiApp } from '../../http/types.js';
-import type { RunIdempotent } from '../../http/idempotency.js';
-import { errorResponses, errorResponsesWithoutRail } from '../../http/schema-kit.js';
+import type { Routes } from '../../http/routes.js';
+import { notImplemented } from '../../core/errors.js';
+import { insufficientFunds, internalAccountNotFound } from '../../ledger/errors.js';
+import { customerNotReady } from '../customers/errors.js';
+import { externalAccountNotFound } from '../external-accounts/errors.js';
+import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { Transaction } from '../transactions/schemas.js';
 import { TransferInRequest, TransferOutRequest } from './schemas.js';
-import type { TransferService } from './service.js';
+import type { TransfersService as TransferService } from './index.js';
+import { externalAccountClosed } from './errors.js';
+import { invalidReceiver, selfPayment } from '../transactions/errors.js';
+import { currencyMismatch } from '../../lib/currencies.js';
 
 const tags = ['Same-Currency Transfers'];
+const errors = [
+  internalAccountNotFound,
+  externalAccountNotFound,
+  customerNotReady,
+  selfPayment,
+  currencyMismatch,
+  invalidReceiver,
+  externalAccountClosed,
+  insufficientFunds,
+  notImplemented,
+  ...AMOUNT_ERRORS,
+];
 
-export function registerTransferRoutes(app: ApiApp, { transfers, idempotent }: { transfers: TransferService; idempotent: RunIdempotent }) {
-  app.post(
+export function transferRoutes(r: Routes, { transfers }: { transfers: TransferService }): void {
+  r.post(
     '/transfer-out',
-    { schema: { tags, summary: 'Send money from an internal account to an external account (same currency)', body: TransferOutRequest, response: { 201: Transaction, ...errorResponsesWithoutRail } } },
-    (req, reply) =>
-      idempotent(req, reply, 201, (ctx) =>
-        transfers.transferOut(ctx, { sourceAccountId: req.body.source.accountId, destinationAccountId: req.body.destination.accountId, amount: BigInt(req.body.amount), description: req.body.description }),
-      ),
+    { schema: { tags, summary: 'Send money from an internal account to an external account (same currency)', body: TransferOutRequest, response: { 201: Transaction } }, status: 201, errors },
+    (uow, req) =>
+      transfers.transferOut(uow, { sourceAccountId: req.body.source.accountId, destinationAccountId: req.body.destination.accountId, amount: BigInt(req.body.amount), description: req.body.description }),
   );
 
-  app.post(
+  r.post(
     '/transfer-in',
-    { schema: { tags, summary: 'Pull money into an internal account (same currency)', body: TransferInRequest, response: { 201: Transaction, ...errorResponsesWithoutRail } } },
-    (req, reply) =>
-      idempotent(req, reply, 201, (ctx) =>
-        transfers.transferIn(ctx, { sourceAccountId: req.body.source.accountId, destinationAccountId: req.body.destination.accountId, amount: BigInt(req.body.amount), description: req.body.description }),
-      ),
+    { schema: { tags, summary: 'Pull money into an internal account (same currency)', body: TransferInRequest, response: { 201: Transaction } }, status: 201, errors },
+    (uow, req) =>
+      transfers.transferIn(uow, {
+        sourceAccountId: req.body.source.accountId,
+        destinationAccountId: req.body.destination.accountId,
+        amount: req.body.amount === undefined ? undefined : BigInt(req.body.amount),
+        description: req.body.description,
+      }),
   );
 }

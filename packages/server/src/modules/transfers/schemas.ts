@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { RequestAmount } from '../../http/schema-kit.js';
+import { AccountIdSchema, RequestAmount } from '../../http/schema-kit.js';
 
-const AccountReference = Type.Object({ accountId: Type.String({ pattern: '^(InternalAccount|ExternalAccount):[0-9a-f-]{36}$' }) }, { additionalProperties: false });
+const AccountReference = Type.Object({ accountId: AccountIdSchema }, { additionalProperties: false });
 
 /** `amount` is only typed here: a non-positive amount is INVALID_AMOUNT and a limit breach AMOUNT_OUT_OF_RANGE. */
 const Amount = RequestAmount({ description: 'Smallest unit of the accounts’ currency' });
@@ -9,10 +9,7 @@ const Amount = RequestAmount({ description: 'Smallest unit of the accounts’ cu
 export const TransferOutRequest = Type.Object(
   {
     source: AccountReference,
-    destination: Type.Object(
-      { accountId: Type.String({ pattern: '^(InternalAccount|ExternalAccount):[0-9a-f-]{36}$' }), paymentRail: Type.Optional(Type.String({ maxLength: 40 })) },
-      { additionalProperties: false },
-    ),
+    destination: Type.Object({ accountId: AccountIdSchema, paymentRail: Type.Optional(Type.String({ maxLength: 40 })) }, { additionalProperties: false }),
     amount: Amount,
     description: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
@@ -25,7 +22,11 @@ export const TransferInRequest = Type.Object(
   {
     source: AccountReference,
     destination: AccountReference,
-    amount: Amount,
+    amount: Type.Optional(
+      RequestAmount({
+        description: "Smallest unit of the accounts’ currency. Optional (as in the reference) when the source is the platform's internal account: then its whole available balance moves.",
+      }),
+    ),
     description: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   },
   { additionalProperties: false },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { createTestApp, errorOf, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { listEvents } from '../../events/outbox.js';
-import { reconcile } from '../../ledger/ledger.js';
+import { reconcile } from '../../ledger/reconcile.js';
 
 let t: TestApp;
 let p: TestPlatform;
@@ -34,7 +34,7 @@ const balance = async (accountId: string) => (await t.api(p, 'GET', `/internal-a
 
 async function settle(seconds: number) {
   await t.api(p, 'POST', '/sandbox/clock/advance', { seconds });
-  await t.services.jobs.runDue();
+  await t.container.jobs.runDue();
 }
 
 describe('external accounts', () => {
@@ -142,15 +142,15 @@ describe('transfer-out', () => {
   });
 
   it.each([
-    ['12340002', 400, 'INSUFFICIENT_FUNDS'],
-    ['12340003', 400, 'INVALID_BANK_ACCOUNT'],
+    ['12340002', 400, 'INVALID_AMOUNT INSUFFICIENT_FUNDS'],
+    ['12340003', 400, 'INVALID_BANK_ACCOUNT ACCOUNT_CLOSED'],
   ])('an account ending %s is refused with %s %s and nothing is posted', async (number, status, code) => {
     const { customerId, accountId } = await fundedCustomer(10_000);
     const external = await usBankAccount(customerId, number);
     const before = (await t.api(p, 'GET', `/transactions?customerId=${customerId}`)).body.totalCount;
     const res = await t.api(p, 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount: 100 });
     expect(res.status).toBe(status);
-    expect(expectErrorShape(res).code).toBe(code);
+    expect(errorOf(res)).toBe(code);
     expect(await balance(accountId)).toBe(10_000);
     expect((await t.api(p, 'GET', `/transactions?customerId=${customerId}`)).body.totalCount).toBe(before);
   });
@@ -172,12 +172,12 @@ describe('transfer-out', () => {
       [{ source: { accountId }, destination: { accountId: external }, amount: 0 }, 400, 'INVALID_AMOUNT'],
       [{ source: { accountId }, destination: { accountId: external }, amount: -5 }, 400, 'INVALID_AMOUNT'],
       [{ source: { accountId }, destination: { accountId: external }, amount: 1_000_000_000_001 }, 400, 'AMOUNT_OUT_OF_RANGE'],
-      [{ source: { accountId }, destination: { accountId: external }, amount: 1_001 }, 400, 'INSUFFICIENT_FUNDS'],
+      [{ source: { accountId }, destination: { accountId: external }, amount: 1_001 }, 400, 'INVALID_AMOUNT INSUFFICIENT_FUNDS'],
     ];
     for (const [body, status, code] of cases) {
       const res = await t.api(p, 'POST', '/transfer-out', body);
       expect(res.status, code).toBe(status);
-      expect(expectErrorShape(res).code).toBe(code);
+      expect(errorOf(res)).toBe(code);
     }
     const eur = await fundedCustomer(1_000, 'EUR');
     const mismatch = await t.api(p, 'POST', '/transfer-out', { source: { accountId: eur.accountId }, destination: { accountId: external }, amount: 10 });
@@ -204,7 +204,7 @@ describe('transfer-out', () => {
     );
     const accepted = results.filter((r) => r.status === 201).length;
     expect(accepted).toBe(33);
-    expect(results.filter((r) => r.status !== 201).every((r) => r.status === 400 && r.body.code === 'INSUFFICIENT_FUNDS')).toBe(true);
+    expect(results.filter((r) => r.status !== 201).every((r) => r.status === 400 && errorOf(r) === 'INVALID_AMOUNT INSUFFICIENT_FUNDS')).toBe(true);
     expect(await balance(accountId)).toBe(100);
     expect(await reconcile(t.database.db)).toEqual([]);
   });
@@ -227,7 +227,7 @@ describe('transfer-in', () => {
     const { accountId } = await fundedCustomer(0);
     const platformUsd = (await t.api(p, 'GET', '/platform/internal-accounts?currency=USD')).body.data[0];
     const tooMuch = await t.api(p, 'POST', '/transfer-in', { source: { accountId: platformUsd.id }, destination: { accountId }, amount: platformUsd.balance.amount + 1 });
-    expect(tooMuch.body.code).toBe('INSUFFICIENT_FUNDS');
+    expect(errorOf(tooMuch)).toBe('INVALID_AMOUNT INSUFFICIENT_FUNDS');
     await t.api(p, 'POST', `/sandbox/internal-accounts/${platformUsd.id}/fund`, { amount: 700 });
     const res = await t.api(p, 'POST', '/transfer-in', { source: { accountId: platformUsd.id }, destination: { accountId }, amount: 700 });
     expect(res.body.status).toBe('COMPLETED');

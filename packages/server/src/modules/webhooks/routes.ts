@@ -1,44 +1,45 @@
-import type { ApiApp } from '../../http/types.js';
-import type { RunIdempotent } from '../../http/idempotency.js';
-import { errorResponses } from '../../http/schema-kit.js';
+import type { Routes } from '../../http/routes.js';
 import type { WebhookDeliverer } from '../../events/delivery.js';
+import { webhookDeliveryError, webhookEndpointNotSet } from '../../events/delivery.js';
 import { RotateSigningKeyRequest, SigningKeyList, TestWebhookResult, WebhookEvent, WebhookEventList, WebhookEventListQuery, WebhookEventParams } from './schemas.js';
-import type { WebhookService } from './service.js';
+import { webhookEventNotFound, type WebhookService } from './service.js';
 
 const tags = ['Webhooks'];
 
-export function registerWebhookRoutes(app: ApiApp, { webhooks, idempotent }: { webhooks: WebhookService; idempotent: RunIdempotent }) {
-  app.get(
+export function webhookRoutes(r: Routes, { webhookEvents }: { webhookEvents: WebhookService }): void {
+  r.get(
     '/webhooks/events',
-    { schema: { tags, summary: 'List the events sent (or to be sent) to this platform, with their delivery state', querystring: WebhookEventListQuery, response: { 200: WebhookEventList, ...errorResponses } } },
-    (req) => webhooks.list(req.auth!.platformId, req.query),
+    { schema: { tags, summary: 'List the events sent (or to be sent) to this platform, with their delivery state', querystring: WebhookEventListQuery, response: { 200: WebhookEventList } } },
+    (scope, req) => webhookEvents.list(scope, req.query),
   );
-  app.get(
+  r.get(
     '/webhooks/events/:eventId',
-    { schema: { tags, summary: 'Get an event with every delivery attempt', params: WebhookEventParams, response: { 200: WebhookEvent, ...errorResponses } } },
-    (req) => webhooks.get(req.auth!.platformId, req.params.eventId),
+    { schema: { tags, summary: 'Get an event with every delivery attempt', params: WebhookEventParams, response: { 200: WebhookEvent } }, errors: [webhookEventNotFound] },
+    (scope, req) => webhookEvents.get(scope, req.params.eventId),
   );
-  app.post(
+  r.post(
     '/webhooks/events/:eventId/resend',
-    { schema: { tags, summary: 'Deliver an event again now', params: WebhookEventParams, response: { 200: WebhookEvent, ...errorResponses } }, config: { permission: 'MANAGE' } },
-    (req, reply) => idempotent(req, reply, 200, (ctx) => webhooks.resend(ctx, req.params.eventId)),
+    { schema: { tags, summary: 'Deliver an event again now', params: WebhookEventParams, response: { 200: WebhookEvent } }, permission: 'MANAGE', errors: [webhookEventNotFound] },
+    (uow, req) => webhookEvents.resend(uow, req.params.eventId),
   );
-  app.get(
-    '/webhooks/signing-keys',
-    { schema: { tags, summary: 'The public keys that verify X-Service-Signature now', response: { 200: SigningKeyList, ...errorResponses } } },
-    (req) => webhooks.signingKeys(req.auth!.platformId),
+  r.get('/webhooks/signing-keys', { schema: { tags, summary: 'The public keys that verify X-Service-Signature now', response: { 200: SigningKeyList } } }, (scope) =>
+    webhookEvents.signingKeys(scope),
   );
-  app.post(
+  r.post(
     '/webhooks/signing-keys/rotate',
-    { schema: { tags, summary: 'Rotate the webhook signing key, keeping the old one signing for an overlap', body: RotateSigningKeyRequest, response: { 200: SigningKeyList, ...errorResponses } }, config: { permission: 'MANAGE' } },
-    (req, reply) => idempotent(req, reply, 200, (ctx) => webhooks.rotateSigningKey(ctx, req.body.overlapSeconds ?? 86400)),
+    { schema: { tags, summary: 'Rotate the webhook signing key, keeping the old one signing for an overlap', body: RotateSigningKeyRequest, response: { 200: SigningKeyList } }, permission: 'MANAGE' },
+    (uow, req) => webhookEvents.rotateSigningKey(uow, req.body.overlapSeconds ?? 86400),
   );
 }
 
-export function registerSandboxWebhookRoutes(app: ApiApp, { deliverer }: { deliverer: WebhookDeliverer }) {
-  app.post(
+export function sandboxWebhookRoutes(r: Routes, { webhooks }: { webhooks: WebhookDeliverer }): void {
+  // Sends over the network, so it holds no transaction open while the endpoint answers.
+  r.postOutsideTransaction(
     '/sandbox/webhooks/test',
-    { schema: { tags: ['Sandbox'], summary: 'Send a TEST event to the configured endpoint now and report its answer', response: { 200: TestWebhookResult, ...errorResponses } } },
-    (req) => deliverer.sendTest(req.auth!.platformId),
+    {
+      schema: { tags: ['Sandbox'], summary: 'Send a TEST event to the configured endpoint now and report its answer', response: { 200: TestWebhookResult } },
+      errors: [webhookEndpointNotSet, webhookDeliveryError],
+    },
+    (scope) => webhooks.sendTest(scope.platformId),
   );
 }

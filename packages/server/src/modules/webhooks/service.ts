@@ -1,9 +1,15 @@
 import type { Selectable } from 'kysely';
-import type { Db, EventsTable, WebhookAttemptsTable } from '../../db/schema.js';
-import type { TxContext } from '../../http/idempotency.js';
-import { paginate, type PageParams } from '../../http/pagination.js';
-import { notFound } from '../../lib/errors.js';
+import type { Db, EventsTable, Executor, WebhookAttemptsTable } from '../../db/schema.js';
+import { paginate, type PageParams } from '../../db/paginate.js';
+import { defineError } from '../../core/errors.js';
+import type { PlatformId, WebhookEventId } from '../../core/ids.js';
+import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { SigningKeys, PublicSigningKey } from '../../events/signing-keys.js';
+
+export const webhookEventNotFound = defineError(
+  { status: 404, code: 'REFERENCE_NOT_FOUND', reason: 'WEBHOOK_EVENT_NOT_FOUND', description: 'No event of this platform has the id' },
+  () => ({ message: 'Webhook event not found' }),
+);
 
 type EventRow = Selectable<EventsTable>;
 
@@ -38,44 +44,44 @@ export type WebhookService = ReturnType<typeof createWebhookService>;
 
 /** What a platform can see and do about its own webhook traffic. */
 export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys: SigningKeys }) {
-  async function load(executor: Db | TxContext['tx'], platformId: string, eventId: string): Promise<EventRow> {
+  async function load(executor: Executor, platformId: PlatformId, eventId: WebhookEventId): Promise<EventRow> {
     const row = await executor.selectFrom('events').selectAll().where('platform_id', '=', platformId).where('id', '=', eventId).executeTakeFirst();
-    if (!row) throw notFound('NOT_FOUND', 'Webhook event');
+    if (!row) throw webhookEventNotFound();
     return row;
   }
 
   return {
-    async list(platformId: string, filters: PageParams & { type?: string | undefined; deliveryStatus?: string | undefined }) {
+    async list({ platformId }: Scope, filters: PageParams & { type?: string | undefined; deliveryStatus?: string | undefined }) {
       let query = db.selectFrom('events as t').selectAll('t').where('t.platform_id', '=', platformId);
       if (filters.type) query = query.where('t.type', '=', filters.type);
       if (filters.deliveryStatus) query = query.where('t.delivery_status', '=', filters.deliveryStatus as EventRow['delivery_status']);
       return paginate(query, filters, eventView);
     },
 
-    async get(platformId: string, eventId: string) {
+    async get({ platformId }: Scope, eventId: WebhookEventId) {
       const row = await load(db, platformId, eventId);
       const attempts = await db.selectFrom('webhook_attempts').selectAll().where('event_id', '=', row.id).orderBy('attempt').orderBy('started_at').execute();
       return { ...eventView(row), attemptLog: attempts.map(attemptView) };
     },
 
     /** Queues an event for delivery again now, whatever happened to it before. */
-    async resend(ctx: TxContext, eventId: string) {
-      const row = await load(ctx.tx, ctx.platformId, eventId);
-      const updated = await ctx.tx
+    async resend(uow: UnitOfWork, eventId: WebhookEventId) {
+      const row = await load(uow.tx, uow.platformId, eventId);
+      const updated = await uow.tx
         .updateTable('events')
-        .set({ delivery_status: 'PENDING', next_attempt_at: ctx.now, lease_until: null })
+        .set({ delivery_status: 'PENDING', next_attempt_at: uow.now, lease_until: null })
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
       return eventView(updated);
     },
 
-    async rotateSigningKey(ctx: TxContext, overlapSeconds: number): Promise<{ data: PublicSigningKey[] }> {
-      await signingKeys.rotate(ctx.tx, ctx.platformId, overlapSeconds, ctx.now);
-      return { data: await signingKeys.publicKeys(ctx.tx, ctx.platformId) };
+    async rotateSigningKey(uow: UnitOfWork, overlapSeconds: number): Promise<{ data: PublicSigningKey[] }> {
+      await signingKeys.rotate(uow.tx, uow.platformId, overlapSeconds, uow.now);
+      return { data: await signingKeys.publicKeys(uow.tx, uow.platformId) };
     },
 
-    async signingKeys(platformId: string): Promise<{ data: PublicSigningKey[] }> {
+    async signingKeys({ platformId }: Scope): Promise<{ data: PublicSigningKey[] }> {
       await signingKeys.ensure(db, platformId, new Date());
       return { data: await signingKeys.publicKeys(db, platformId) };
     },

@@ -28,7 +28,7 @@ async function platformWithEndpoint(): Promise<{ p: TestPlatform; pem: string }>
   const patched = await t.api(p, 'PATCH', '/config', { webhookEndpoint: receiver.url });
   expect(patched.status).toBe(200);
   expect(patched.body.webhookEndpoint).toBe(receiver.url);
-  await t.services.webhooks.runDue(); // the greeting TEST event
+  await t.container.webhooks.runDue(); // the greeting TEST event
   receiver.received.length = 0;
   return { p, pem: patched.body.webhookSigningPublicKey as string };
 }
@@ -42,7 +42,7 @@ describe('webhook delivery', () => {
     const pem = config.body.webhookSigningPublicKey as string;
     expect(pem).toContain('BEGIN PUBLIC KEY');
     expect((await t.api(p, 'GET', '/config')).body.webhookSigningPublicKey).toBe(pem);
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     expect(receiver.received).toHaveLength(1);
     const [delivery] = receiver.received;
     const envelope = JSON.parse(delivery!.body);
@@ -60,7 +60,7 @@ describe('webhook delivery', () => {
     const customer = await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Hook Receiver', currencies: ['BTC'] });
     const account = (await t.api(p, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0];
     await t.api(p, 'POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 99_999_999_999 });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     // Deliveries of one batch travel in parallel: the order of arrival is not promised (receivers order by timestamp).
     const types = receiver.received.map((r) => JSON.parse(r.body).type as string).sort();
     expect(types).toEqual(['CUSTOMER.KYC_APPROVED', 'INCOMING_PAYMENT.COMPLETED', 'INTERNAL_ACCOUNT.BALANCE_UPDATED']);
@@ -79,7 +79,7 @@ describe('webhook delivery', () => {
     let failures = 3;
     receiver.answer(() => (failures-- > 0 ? { status: 500, body: 'down' } : { status: 204 }));
     await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Retry Me' });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     expect(receiver.received).toHaveLength(1);
     const eventId = JSON.parse(receiver.received[0]!.body).id as string;
     const gaps: number[] = [];
@@ -90,10 +90,10 @@ describe('webhook delivery', () => {
       const gap = Date.parse(event.nextAttemptAt) - Date.parse(clock.now);
       gaps.push(gap);
       expect(gap).toBeLessThanOrEqual(30 * 60 * 1000);
-      await t.services.webhooks.runDue();
+      await t.container.webhooks.runDue();
       const before = receiver.received.length;
       await advance(p, Math.ceil(gap / 1000) + 1);
-      await t.services.webhooks.runDue();
+      await t.container.webhooks.runDue();
       expect(receiver.received.length).toBe(before + 1);
     }
     expect(gaps[1]!).toBeGreaterThan(gaps[0]!);
@@ -108,17 +108,17 @@ describe('webhook delivery', () => {
     const { p } = await platformWithEndpoint();
     receiver.answer(() => ({ status: 503, headers: { 'retry-after': '120' } }));
     await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Later Please' });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     const eventId = JSON.parse(receiver.received[0]!.body).id as string;
     const clock = (await t.api(p, 'GET', '/sandbox/clock')).body;
     const event = (await t.api(p, 'GET', `/webhooks/events/${eventId}`)).body;
     expect(Math.round((Date.parse(event.nextAttemptAt) - Date.parse(clock.now)) / 1000)).toBeGreaterThanOrEqual(119);
     receiver.answer(() => ({ status: 409 }));
     await advance(p, 121);
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     expect((await t.api(p, 'GET', `/webhooks/events/${eventId}`)).body.deliveryStatus).toBe('DELIVERED');
     await advance(p, 3600);
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     expect(receiver.received).toHaveLength(2);
   });
 
@@ -126,13 +126,13 @@ describe('webhook delivery', () => {
     const { p } = await platformWithEndpoint();
     receiver.answer((r) => (receiver.received.indexOf(r) === 0 ? { status: 200, hangMs: 3000 } : { status: 200 }));
     await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Slow Poke' });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     const eventId = JSON.parse(receiver.received[0]!.body).id as string;
     const first = (await t.api(p, 'GET', `/webhooks/events/${eventId}`)).body;
     expect(first.deliveryStatus).toBe('PENDING');
     expect(first.attemptLog[0].error).toContain('timed out');
     await advance(p, 60);
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     expect((await t.api(p, 'GET', `/webhooks/events/${eventId}`)).body.deliveryStatus).toBe('DELIVERED');
   });
 
@@ -140,10 +140,10 @@ describe('webhook delivery', () => {
     const { p } = await platformWithEndpoint();
     receiver.answer(() => ({ status: 500 }));
     await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Never Reached' });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     const eventId = JSON.parse(receiver.received[0]!.body).id as string;
     await advance(p, 8 * 24 * 3600);
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     const event = (await t.api(p, 'GET', `/webhooks/events/${eventId}`)).body;
     expect(event.deliveryStatus).toBe('FAILED');
     expect(event.attempts).toBe(2);
@@ -154,9 +154,9 @@ describe('webhook delivery', () => {
     const p = await t.newPlatform('test-only');
     receiver.answer(() => ({ status: 500 }));
     await t.api(p, 'PATCH', '/config', { webhookEndpoint: receiver.url });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     await advance(p, 3600);
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     expect(receiver.received).toHaveLength(1);
     const [event] = (await t.api(p, 'GET', '/webhooks/events?type=TEST')).body.data;
     expect(event.deliveryStatus).toBe('FAILED');
@@ -165,12 +165,12 @@ describe('webhook delivery', () => {
   it('resending an event delivers it again with the same webhook-id', async () => {
     const { p } = await platformWithEndpoint();
     await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Twice Told' });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     const eventId = JSON.parse(receiver.received[0]!.body).id as string;
     const resent = await t.api(p, 'POST', `/webhooks/events/${eventId}/resend`);
     expect(resent.status).toBe(200);
     expect(resent.body.deliveryStatus).toBe('PENDING');
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
     const other = await t.newPlatform('other');
@@ -187,7 +187,7 @@ describe('webhook delivery', () => {
     expect(newPem).not.toBe(oldPem);
     expect((await t.api(p, 'GET', '/config')).body.webhookSigningPublicKey).toBe(newPem);
     await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Key Change' });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     const [delivery] = receiver.received;
     expect(verifies(delivery!.body, String(delivery!.headers['x-service-signature']), newPem)).toBe(true);
     expect(verifies(delivery!.body, String(delivery!.headers['x-service-signature-previous']), oldPem)).toBe(true);
@@ -198,7 +198,7 @@ describe('webhook delivery', () => {
   it('an event with no endpoint set is skipped, not retried', async () => {
     const p = await t.newPlatform('no-endpoint');
     await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Quiet' });
-    await t.services.webhooks.runDue();
+    await t.container.webhooks.runDue();
     const events = (await t.api(p, 'GET', '/webhooks/events')).body.data;
     expect(events.map((e: { deliveryStatus: string }) => e.deliveryStatus)).toEqual(['SKIPPED']);
     expect(receiver.received).toHaveLength(0);

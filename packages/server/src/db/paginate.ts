@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { AppError } from '../lib/errors.js';
+import { invalidInput } from '../core/errors.js';
 
 export interface PageParams {
   limit?: number | undefined;
@@ -37,9 +37,7 @@ function decodeCursor(cursor: string): CursorPosition {
   } catch {
     // fall through to the error below
   }
-  throw new AppError(400, 'INVALID_INPUT', 'cursor is not a cursor this list returned', {
-    errors: [{ field: 'cursor', message: 'cursor is not a cursor this list returned' }],
-  });
+  throw invalidInput([{ field: 'cursor', message: 'cursor is not a cursor this list returned' }], 'cursor is not a cursor this list returned');
 }
 
 /**

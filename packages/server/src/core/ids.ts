@@ -1,0 +1,79 @@
+import { v7 as uuidv7 } from 'uuid';
+
+/** Every identifier is `<Type>:<uuidv7>`, so ids sort by creation time and say what they name. */
+export type IdPrefix =
+  | 'Platform'
+  | 'ApiToken'
+  | 'Customer'
+  | 'KycLink'
+  | 'Webhook'
+  | 'InternalAccount'
+  | 'ExternalAccount'
+  | 'Transaction'
+  | 'Quote'
+  | 'Card'
+  | 'CardTransaction'
+  | 'AuthMethod'
+  | 'Session'
+  | 'Request'
+  | 'LedgerEntry'
+  | 'LedgerAccount'
+  | 'Hold'
+  | 'Job'
+  | 'WebhookAttempt'
+  | 'WebhookKey';
+
+declare const brand: unique symbol;
+/** A branded id: a `CustomerId` cannot be passed where an `InternalAccountId` is expected. */
+export type Id<P extends IdPrefix> = `${P}:${string}` & { readonly [brand]: P };
+
+export type PlatformId = Id<'Platform'>;
+export type ApiTokenId = Id<'ApiToken'>;
+export type CustomerId = Id<'Customer'>;
+export type KycLinkId = Id<'KycLink'>;
+export type WebhookEventId = Id<'Webhook'>;
+export type InternalAccountId = Id<'InternalAccount'>;
+export type ExternalAccountId = Id<'ExternalAccount'>;
+export type TransactionId = Id<'Transaction'>;
+export type QuoteId = Id<'Quote'>;
+export type CardId = Id<'Card'>;
+export type CardTransactionId = Id<'CardTransaction'>;
+export type LedgerAccountId = Id<'LedgerAccount'>;
+export type LedgerEntryId = Id<'LedgerEntry'>;
+export type HoldId = Id<'Hold'>;
+export type JobId = Id<'Job'>;
+export type WebhookAttemptId = Id<'WebhookAttempt'>;
+export type WebhookKeyId = Id<'WebhookKey'>;
+
+/** Either side of a payment: an account the service holds, or one registered outside it. */
+export type AccountId = InternalAccountId | ExternalAccountId;
+/** Any account a ledger posting can name: an internal account or a bookkeeping account. */
+export type PostingAccountId = InternalAccountId | LedgerAccountId;
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+
+export function newId<P extends IdPrefix>(prefix: P): Id<P> {
+  return `${prefix}:${uuidv7()}` as Id<P>;
+}
+
+/** The JSON-Schema pattern of an id of one type; used for path parameters. */
+export function idPattern(prefix: IdPrefix): string {
+  return `^${prefix}:${UUID}$`;
+}
+
+const PATTERNS = new Map<IdPrefix, RegExp>();
+
+export function isId<P extends IdPrefix>(prefix: P, value: string): value is Id<P> {
+  let pattern = PATTERNS.get(prefix);
+  if (!pattern) PATTERNS.set(prefix, (pattern = new RegExp(idPattern(prefix))));
+  return pattern.test(value);
+}
+
+/** True when `value` names an id of this type (by prefix only; the caller looks it up). */
+export function hasPrefix<P extends IdPrefix>(prefix: P, value: string): value is Id<P> {
+  return value.startsWith(`${prefix}:`);
+}
+
+export function uuidOf(id: string): string {
+  return id.slice(id.indexOf(':') + 1);
+}

@@ -1,0 +1,111 @@
+import type { FastifyReply, FastifyRequest, FastifySchema, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { IsOptional, type TSchema } from 'typebox';
+import { BODY_ERRORS, COMMON_ERRORS, MUTATION_ERRORS, type ErrorSpec } from '../core/errors.js';
+import type { Scope, UnitOfWork } from '../core/unit-of-work.js';
+import type { Clock } from '../lib/clock.js';
+import type { Permission } from '../modules/tokens/permissions.js';
+import { errorResponses } from './error-responses.js';
+import { requestScope, type ChangeRunner } from './idempotency.js';
+import { SignedRequestChallenge, WalletSignatureHeaders } from './schema-kit.js';
+import type { ApiApp } from './types.js';
+
+/** A request as a route handler sees it: params, query, body and headers typed from the route's schema. */
+export type ApiRequest<S extends FastifySchema> = FastifyRequest<RouteGenericInterface, RawServerDefault, RawRequestDefaultExpression, S, TypeBoxTypeProvider>;
+
+export interface RouteSpec<S extends FastifySchema> {
+  /** Tags, summary, params, querystring, body, headers and the success response(s); errors are added from `errors`. */
+  schema: S & { response: Record<number, TSchema> };
+  /** The errors this route can answer beyond those every route can (bad input, credentials, permission, idempotency). */
+  errors?: readonly ErrorSpec[];
+  /** Permission the API token needs; VIEW for reads and TRANSACT for changes by default. */
+  permission?: Permission;
+  /** The status of success for a change: 200 by default, 204 for DELETE. */
+  status?: number;
+  /** The change may need the end user's wallet signature: answers 202 with a payload to sign, then takes the signed retry. */
+  signed?: boolean;
+}
+
+export type ReadHandler<S extends FastifySchema> = (scope: Scope, request: ApiRequest<S>) => unknown;
+export type ChangeHandler<S extends FastifySchema> = (uow: UnitOfWork, request: ApiRequest<S>) => Promise<unknown>;
+export type OutsideHandler<S extends FastifySchema> = (scope: Scope, request: ApiRequest<S>) => Promise<unknown>;
+
+/**
+ * How a module declares its routes. Reads get the caller's scope; changes get a unit of work and
+ * run under the one idempotency layer, declared by nothing more than being a POST, PATCH or DELETE.
+ * Every route's OpenAPI entry lists the error codes it can answer.
+ */
+export interface Routes {
+  get<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ReadHandler<S>): void;
+  post<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
+  patch<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
+  delete<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
+  /** A POST whose work calls out over the network (so it holds no transaction open); still idempotent. */
+  postOutsideTransaction<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: OutsideHandler<S>): void;
+}
+
+/** What a route's config carries, read back by the route table, the authenticator and the tests. */
+export interface RouteConfig {
+  permission?: Permission;
+  /** Every error the route can answer: the common ones and its own. */
+  errors?: readonly ErrorSpec[];
+  /** Set on state-changing routes: they run under the idempotency layer. */
+  change?: { status: number; transactional: boolean };
+}
+
+function allErrors(method: string, spec: RouteSpec<FastifySchema>): ErrorSpec[] {
+  const changes = method !== 'GET';
+  return [...COMMON_ERRORS, ...(changes ? MUTATION_ERRORS : []), ...(spec.schema.body ? BODY_ERRORS : []), ...(spec.errors ?? [])];
+}
+
+function fullSchema(spec: RouteSpec<FastifySchema>, errors: readonly ErrorSpec[]): FastifySchema {
+  return {
+    ...spec.schema,
+    ...(spec.signed ? { headers: spec.schema.headers ?? WalletSignatureHeaders } : {}),
+    response: { ...spec.schema.response, ...(spec.signed ? { 202: SignedRequestChallenge } : {}), ...errorResponses(errors) },
+  };
+}
+
+export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; changes: ChangeRunner }): Routes {
+  function read<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ReadHandler<S>): void {
+    const errors = allErrors('GET', spec);
+    const config: RouteConfig = { ...(spec.permission ? { permission: spec.permission } : {}), errors };
+    app.route({
+      method: 'GET',
+      url,
+      schema: fullSchema(spec, errors),
+      config,
+      handler: async (request: FastifyRequest) => handler(await requestScope(request, clock), request as ApiRequest<S>),
+    });
+  }
+
+  function change<S extends FastifySchema>(method: 'POST' | 'PATCH' | 'DELETE', url: string, spec: RouteSpec<S>, handler: ChangeHandler<S> | OutsideHandler<S>, transactional: boolean): void {
+    const errors = allErrors(method, spec);
+    const status = spec.status ?? (method === 'DELETE' ? 204 : 200);
+    const config: RouteConfig = { ...(spec.permission ? { permission: spec.permission } : {}), errors, change: { status, transactional } };
+    app.route({
+      method,
+      url,
+      schema: fullSchema(spec, errors),
+      config,
+      // An optional body (Type.Optional) may be left out: the route then sees {}.
+      ...(spec.schema.body && IsOptional(spec.schema.body)
+        ? {
+            preValidation: async (request: FastifyRequest) => {
+              request.body ??= {};
+            },
+          }
+        : {}),
+      handler: (request: FastifyRequest, reply: FastifyReply) =>
+        changes.run(request, reply, { status, transactional }, (context: UnitOfWork & Scope) => (handler as ChangeHandler<S>)(context, request as ApiRequest<S>)),
+    });
+  }
+
+  return {
+    get: read,
+    post: (url, spec, handler) => change('POST', url, spec, handler, true),
+    patch: (url, spec, handler) => change('PATCH', url, spec, handler, true),
+    delete: (url, spec, handler) => change('DELETE', url, spec, handler, true),
+    postOutsideTransaction: (url, spec, handler) => change('POST', url, spec, handler, false),
+  };
+}

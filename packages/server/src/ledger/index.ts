@@ -1,0 +1,104 @@
+import type { Db } from '../db/schema.js';
+import type { HoldId, InternalAccountId, LedgerEntryId, PostingAccountId, TransactionId } from '../core/ids.js';
+import type { UnitOfWork } from '../core/unit-of-work.js';
+import type { FundingRail } from '../providers/funding-rail.js';
+import { createAccountStore, internalAccountView, type AccountRow } from './accounts.js';
+import { OUTSIDE, type Leg, type Move, type Party } from './moves.js';
+import { endHold, placeHold, postEntry, type Posting } from './postings.js';
+import './events.js';
+
+export { OUTSIDE, type Move, type Party } from './moves.js';
+export * as moves from './moves.js';
+export type { AccountFilters, AccountRow, InternalAccountView } from './accounts.js';
+
+export interface EntryLabel {
+  /** What the entry records (QUOTE_EXECUTE, TRANSFER_OUT_SETTLED, ...), for the books and for tests. */
+  kind: string;
+  transactionId?: TransactionId | null | undefined;
+  description?: string | null | undefined;
+}
+
+export type Ledger = ReturnType<typeof createLedger>;
+
+/**
+ * The only author of postings. It owns the ledger accounts and their policy, turns the named moves
+ * modules describe into balanced entries, keeps holds, and announces the final balance of every
+ * internal account a unit of work moved (INTERNAL_ACCOUNT.BALANCE_UPDATED, once per account).
+ */
+export function createLedger({ db, fundingRail }: { db: Db; fundingRail: FundingRail }) {
+  const accounts = createAccountStore({ db, fundingRail });
+  /** Internal accounts each open unit of work moved, with their latest row. */
+  const moved = new WeakMap<UnitOfWork, Map<string, AccountRow>>();
+
+  function announce(uow: UnitOfWork, rows: readonly AccountRow[]): void {
+    let seen = moved.get(uow);
+    if (!seen) {
+      const accountsMoved = new Map<string, AccountRow>();
+      moved.set(uow, (seen = accountsMoved));
+      uow.beforeCommit('ledger.balances', () => {
+        for (const row of accountsMoved.values()) uow.emit('INTERNAL_ACCOUNT.BALANCE_UPDATED', internalAccountView(row));
+      });
+    }
+    for (const row of rows) seen.set(row.id, row);
+  }
+
+  async function accountFor(uow: UnitOfWork, leg: Leg): Promise<PostingAccountId> {
+    switch (leg.account) {
+      case OUTSIDE:
+        return accounts.systemAccount(uow.tx, uow.platformId, 'EXTERNAL', leg.currency, uow.now);
+      case 'TRANSIT':
+      case 'FX':
+      case 'FEES':
+        return accounts.systemAccount(uow.tx, uow.platformId, leg.account, leg.currency, uow.now);
+      case 'PLATFORM':
+        return accounts.platformAccountId(uow.tx, uow.platformId, leg.currency);
+      default:
+        return leg.account;
+    }
+  }
+
+  return {
+    ...accounts,
+
+    /**
+     * Books moves as one balanced entry in the unit of work's transaction. A debit that would take
+     * an account below zero available refuses the whole entry (400 INVALID_AMOUNT, reason
+     * INSUFFICIENT_FUNDS) and nothing moves. Moves that net to nothing book nothing.
+     */
+    async book(uow: UnitOfWork, label: EntryLabel, ...entryMoves: Move[]): Promise<{ entryId: LedgerEntryId; accounts: AccountRow[] } | undefined> {
+      const legs = entryMoves.flatMap((m) => m.legs);
+      if (legs.length === 0) return undefined;
+      const postings: Posting[] = [];
+      for (const leg of legs) postings.push({ accountId: await accountFor(uow, leg), currency: leg.currency, amount: leg.amount });
+      const booked = await postEntry(uow.tx, { platformId: uow.platformId, kind: label.kind, transactionId: label.transactionId, description: label.description, postings, at: uow.now });
+      announce(uow, booked.accounts);
+      return booked;
+    },
+
+    /** Reserves funds: they stay in totalBalance and leave the available balance until released or captured. */
+    async hold(uow: UnitOfWork, input: { account: InternalAccountId; amount: bigint; reason: string }): Promise<HoldId> {
+      const { holdId, account } = await placeHold(uow.tx, { platformId: uow.platformId, accountId: input.account, amount: input.amount, reason: input.reason, at: uow.now });
+      announce(uow, [account]);
+      return holdId;
+    },
+
+    /** Gives held funds back to the available balance. */
+    async release(uow: UnitOfWork, holdId: HoldId): Promise<void> {
+      const { account } = await endHold(uow.tx, { platformId: uow.platformId, holdId, outcome: 'RELEASED', at: uow.now });
+      announce(uow, [account]);
+    },
+
+    /**
+     * Ends a hold and moves the money it reserved (or `amount` of it, which may differ, as when a card
+     * clears for more or less than it authorized) from the held account to `to`.
+     */
+    async capture(uow: UnitOfWork, holdId: HoldId, label: EntryLabel, to: Party, amount?: bigint): Promise<void> {
+      const hold = await endHold(uow.tx, { platformId: uow.platformId, holdId, outcome: 'CAPTURED', at: uow.now });
+      announce(uow, [hold.account]);
+      const captured = amount ?? hold.amount;
+      if (captured === 0n) return;
+      const from = hold.accountId as InternalAccountId;
+      await this.book(uow, label, { name: 'capture', legs: [{ account: from, currency: hold.account.currency, amount: -captured }, { account: to, currency: hold.account.currency, amount: captured }] });
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { defineError } from '../../core/errors.js';
+import { currencyMismatch } from '../../lib/currencies.js';
+
+export const referenceNotKnown = defineError(
+  { status: 404, code: 'REFERENCE_NOT_FOUND', description: 'No internal account has this funding reference' },
+  (reference: string) => ({ message: `No account has the funding reference ${reference}; reference not found`, details: { reference } }),
+);
+
+export const referenceCurrencyMismatch = (holds: string, sent: string) => currencyMismatch(sent, holds, `The account with this reference holds ${holds}, not ${sent}`);
+
+export const INCOMING_ERRORS = [referenceNotKnown, currencyMismatch];

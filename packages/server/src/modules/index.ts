@@ -1,0 +1,35 @@
+import type { ModuleDefinition } from '../core/module.js';
+import tokens from './tokens/index.js';
+import platforms from './platforms/index.js';
+import customers from './customers/index.js';
+import kyc from './kyc/index.js';
+import accounts from './accounts/index.js';
+import incoming from './incoming/index.js';
+import externalAccounts from './external-accounts/index.js';
+import transactions from './transactions/index.js';
+import transfers from './transfers/index.js';
+import exchangeRates from './exchange-rates/index.js';
+import quotes from './quotes/index.js';
+import receiver from './receiver/index.js';
+import webhookEvents from './webhooks/index.js';
+
+/**
+ * Every module of the service. The app registers their routes, the worker runs their jobs, the
+ * container wires their services (each after the ones it needs), and the test sweeps read their
+ * routes and fixtures (which run in this order) from here. A new module is one line below.
+ */
+export const modules: readonly ModuleDefinition[] = [
+  tokens,
+  platforms,
+  customers,
+  kyc,
+  accounts,
+  incoming,
+  externalAccounts,
+  transactions,
+  transfers,
+  exchangeRates,
+  quotes,
+  receiver,
+  webhookEvents,
+];

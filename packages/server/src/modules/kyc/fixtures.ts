@@ -1,0 +1,8 @@
+import type { ModuleFixtures } from '../../core/module.js';
+
+export const fixtures: ModuleFixtures = {
+  bodies: {
+    'POST /customers/:customerId/kyc-link': { redirectUri: 'https://app.example.com/kyc-done' },
+    'POST /sandbox/customers/:customerId/kyc-decision': { status: 'REJECTED' },
+  },
+};

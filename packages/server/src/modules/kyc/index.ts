@@ -1,0 +1,22 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { defineModule } from '../../core/module.js';
+import { hostedKycPages, kycRoutes, sandboxKycRoutes } from './routes.js';
+import { createKycService, type KycService } from './service.js';
+
+declare module '../../core/module.js' {
+  interface ServiceRegistry {
+    kyc: KycService;
+  }
+}
+
+/** Verification: single-use hosted KYC/KYB links, the hosted page, and the provider's decisions. */
+export default defineModule({
+  name: 'kyc',
+  needs: ['customers'],
+  createService: ({ db, clock, customers, providers, config }) =>
+    createKycService({ db, clock, customers, provider: providers.kyc, publicUrl: config.publicUrl, linkTtlSeconds: config.kycLinkTtlSeconds }),
+  routes: kycRoutes,
+  sandboxRoutes: sandboxKycRoutes,
+  pages: (app, container) => hostedKycPages(app.withTypeProvider<TypeBoxTypeProvider>(), { kyc: container.kyc, sandbox: container.sandbox }),
+  fixtures: async () => (await import('./fixtures.js')).fixtures,
+});

@@ -1,0 +1,22 @@
+import { defineModule } from '../../core/module.js';
+import { PLATFORM_ERRORS } from './errors.js';
+import { platformRoutes, sandboxClockRoutes } from './routes.js';
+import { createPlatformService, type PlatformService } from './service.js';
+
+declare module '../../core/module.js' {
+  interface ServiceRegistry {
+    platforms: PlatformService;
+  }
+}
+
+/** The platform: its configuration (currencies, limits, fees, webhook endpoint) and its sandbox clock. */
+export default defineModule({
+  name: 'platforms',
+  needs: [],
+  createService: ({ db, clock, ledger, signingKeys, config }) => createPlatformService({ db, clock, ledger, signingKeys, mode: config.mode }),
+  routes: platformRoutes,
+  sandboxRoutes: sandboxClockRoutes,
+  errors: PLATFORM_ERRORS,
+  events: ['TEST'],
+  fixtures: async () => (await import('./fixtures.js')).fixtures,
+});

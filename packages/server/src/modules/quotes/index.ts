@@ -1,0 +1,42 @@
+import { defineModule } from '../../core/module.js';
+import { QUOTE_ERRORS } from './errors.js';
+import { createQuoteLifecycle, QUOTE } from './lifecycle.js';
+import { quoteRoutes, sandboxQuoteRoutes } from './routes.js';
+import { createQuoteService } from './service.js';
+
+export type QuotesService = ReturnType<typeof createQuoteService> & { lifecycle: ReturnType<typeof createQuoteLifecycle> };
+
+declare module '../../core/module.js' {
+  interface ServiceRegistry {
+    quotes: QuotesService;
+  }
+}
+
+/** Quotes: locked rates and fees, executed into cross-currency payouts. */
+export default defineModule({
+  name: 'quotes',
+  needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates'],
+  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config }) => {
+    const lifecycle = createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail: providers.payoutRail });
+    const service = createQuoteService({
+      db,
+      ledger,
+      customers,
+      externalAccounts,
+      transactions,
+      platforms,
+      pricing: exchangeRates.pricing,
+      payoutRail: providers.payoutRail,
+      fundingRail: providers.fundingRail,
+      lifecycle,
+      quoteTtlSeconds: config.quoteTtlSeconds,
+    });
+    return { ...service, lifecycle };
+  },
+  routes: quoteRoutes,
+  sandboxRoutes: sandboxQuoteRoutes,
+  jobs: ({ quotes }) => quotes.lifecycle.jobs,
+  paymentKinds: ({ quotes }) => ({ [QUOTE]: { cancel: (uow, transactionId, reason) => quotes.lifecycle.cancel(uow, transactionId, reason) } }),
+  errors: QUOTE_ERRORS,
+  fixtures: async () => (await import('./fixtures.js')).fixtures,
+});

@@ -1,0 +1,205 @@
+import { hasPrefix, type ExternalAccountId, type QuoteId, type TransactionId } from '../../core/ids.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
+import type { JobHandler } from '../../jobs/jobs.js';
+import { inMs, scheduleJob } from '../../jobs/jobs.js';
+import { isCrypto } from '../../lib/currencies.js';
+import { moves, OUTSIDE, type Ledger, type Move, type Party } from '../../ledger/index.js';
+import type { PayoutDecision, PayoutRail } from '../../providers/payout-rail.js';
+import { railAccount, type ExternalAccountRow, type ExternalAccountService } from '../external-accounts/service.js';
+import { notCancellable } from '../transactions/errors.js';
+import { refundRecord, type TransactionRefund, type TransactionService, type TransactionView } from '../transactions/service.js';
+import { quoteRepo } from './repo.js';
+import type { QuoteRow } from './view.js';
+
+/** The payment kind of quotes' payouts (and of the incoming leg when they pay an internal account). */
+export const QUOTE = 'QUOTE';
+export const EXPIRE_JOB = 'quote.expire';
+export const SETTLE_JOB = 'quote.settle';
+export const RETURN_JOB = 'quote.return';
+
+interface Failure {
+  failureReason: string | undefined;
+  refund: TransactionRefund['status'];
+  refundReason: TransactionRefund['reason'];
+  cancellationReason?: string;
+}
+
+export interface QuoteLifecycleDeps {
+  ledger: Ledger;
+  externalAccounts: ExternalAccountService;
+  transactions: TransactionService;
+  payoutRail: PayoutRail;
+}
+
+export type QuoteLifecycle = ReturnType<typeof createQuoteLifecycle>;
+
+/**
+ * What happens to a quote once it is executed: the sender is debited into transit through the FX
+ * accounts, and a durable job completes the payout (or fails it and refunds, or completes it and
+ * later takes the return), as the payout rail decides. The ledger moves:
+ *
+ *   execute   convert: source -total | FX(S) +principal | TRANSIT(S) +fees | FX(R) -received | TRANSIT(R) +received
+ *   complete  settle TRANSIT(R) -> destination | collect fees TRANSIT(S) -> FEES(S) service, platform account
+ *   refund    the conversion reversed (the sender gets the total back)
+ *   return    returnConversion: destination -received -> FX(R) | FX(S) -principal -> source (fees stay earned)
+ */
+export function createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail }: QuoteLifecycleDeps) {
+  const source = (q: QuoteRow): Party => q.source_account_id ?? OUTSIDE;
+  const destination = (q: QuoteRow): Party => (hasPrefix('InternalAccount', q.destination_account_id) ? q.destination_account_id : OUTSIDE);
+
+  function conversion(q: QuoteRow): Move {
+    return moves.convert({
+      from: source(q),
+      sending: { currency: q.sending_currency, total: q.total_sending_minor, principal: q.principal_minor },
+      receiving: { currency: q.receiving_currency, amount: q.total_receiving_minor },
+    });
+  }
+
+  async function externalOf(uow: UnitOfWork, q: QuoteRow): Promise<ExternalAccountRow | undefined> {
+    if (!hasPrefix('ExternalAccount', q.destination_account_id)) return undefined;
+    return externalAccounts.findAny(uow.tx, uow.platformId, q.destination_account_id as ExternalAccountId);
+  }
+
+  /** A payout to an internal account completes at once; the payout rail decides the rest. */
+  function decide(external: ExternalAccountRow | undefined): PayoutDecision {
+    return external ? payoutRail.payout(railAccount(external)) : { kind: 'complete', afterMs: 0 };
+  }
+
+  /**
+   * Debits the sender into transit and schedules the payout's settlement: the move every execution
+   * path shares. The quote and its transaction are already PROCESSING (updated, or created so).
+   */
+  async function startPayout(uow: UnitOfWork, q: QuoteRow, transaction: TransactionView, external: ExternalAccountRow | undefined): Promise<void> {
+    await ledger.book(uow, { kind: 'QUOTE_EXECUTE', transactionId: q.transaction_id }, conversion(q));
+    const outcome = decide(external);
+    await scheduleJob(uow, { kind: SETTLE_JOB, payload: { quoteId: q.id, outcome }, runAt: inMs(uow, outcome.afterMs) });
+    uow.emit('OUTGOING_PAYMENT.PROCESSING', transaction);
+  }
+
+  /** Executes a PENDING quote the caller has locked. */
+  async function executeLocked(uow: UnitOfWork, q: QuoteRow): Promise<QuoteRow> {
+    const updated = await quoteRepo.setStatus(uow, q.id, 'PROCESSING', true);
+    const transaction = await transactions.setStatus(uow, q.transaction_id, { status: 'PROCESSING' });
+    await startPayout(uow, updated, transaction, await externalOf(uow, q));
+    return updated;
+  }
+
+  /** The quote and its transaction FAILED with the refund's record; FAILED then REFUND_* events. */
+  async function recordFailure(uow: UnitOfWork, q: QuoteRow, failure: Failure, executed = false): Promise<TransactionView> {
+    await quoteRepo.setStatus(uow, q.id, 'FAILED', executed);
+    const refund = refundRecord(q.transaction_id, uow.now, failure.refund, failure.refundReason);
+    const view = await transactions.setStatus(uow, q.transaction_id, {
+      status: 'FAILED',
+      failureReason: failure.failureReason,
+      details: { refund, ...(failure.cancellationReason ? { cancellationReason: failure.cancellationReason } : {}) },
+    });
+    uow.emit('OUTGOING_PAYMENT.FAILED', view);
+    uow.emit(failure.refund === 'COMPLETED' ? 'OUTGOING_PAYMENT.REFUND_COMPLETED' : 'OUTGOING_PAYMENT.REFUND_FAILED', view);
+    return view;
+  }
+
+  /** Sends everything back to the sender (the conversion reversed); or, when the refund itself fails, leaves it in transit. */
+  async function failPayout(uow: UnitOfWork, q: QuoteRow, failure: Failure): Promise<TransactionView> {
+    if (failure.refund === 'COMPLETED') await ledger.book(uow, { kind: 'QUOTE_REFUND', transactionId: q.transaction_id }, moves.reverse(conversion(q)));
+    return recordFailure(uow, q, failure);
+  }
+
+  /** The receiver has the money: transit pays the destination, and the fees go to their owners. */
+  async function completePayout(uow: UnitOfWork, q: QuoteRow): Promise<void> {
+    const payout = moves.settle(destination(q), q.receiving_currency, q.total_receiving_minor);
+    const fees = moves.collectFees(q.sending_currency, { service: q.service_fees_minor, platform: q.platform_fees_minor });
+    let incoming: TransactionView | undefined;
+    if (hasPrefix('InternalAccount', q.destination_account_id)) {
+      // Paying an internal account: its owner sees an incoming transaction of its own.
+      const receiver = await ledger.internalAccount(uow.tx, uow.platformId, q.destination_account_id);
+      incoming = await transactions.create(uow, {
+        kind: QUOTE,
+        customerId: receiver.customer_id,
+        type: 'INCOMING',
+        status: 'COMPLETED',
+        senderAccountId: q.source_account_id,
+        receiverAccountId: q.destination_account_id,
+        sent: { amount: q.total_sending_minor, currency: q.sending_currency },
+        received: { amount: q.total_receiving_minor, currency: q.receiving_currency },
+        exchangeRate: q.exchange_rate,
+        quoteId: q.id,
+        description: q.description,
+        settledAt: uow.now,
+      });
+      await ledger.book(uow, { kind: 'QUOTE_RECEIVED', transactionId: incoming.id }, payout);
+      await ledger.book(uow, { kind: 'QUOTE_FEES', transactionId: q.transaction_id }, fees);
+    } else {
+      await ledger.book(uow, { kind: 'QUOTE_SETTLED', transactionId: q.transaction_id }, payout, fees);
+    }
+    await quoteRepo.setStatus(uow, q.id, 'COMPLETED');
+    const view = await transactions.setStatus(uow, q.transaction_id, { status: 'COMPLETED', settled: true });
+    uow.emit('OUTGOING_PAYMENT.COMPLETED', view);
+    if (incoming) uow.emit('INCOMING_PAYMENT.COMPLETED', incoming);
+  }
+
+  /** The beneficiary's bank sent a completed payout back: the principal returns at the locked rate; fees stay earned. */
+  async function returnPayout(uow: UnitOfWork, q: QuoteRow): Promise<void> {
+    await ledger.book(
+      uow,
+      { kind: 'QUOTE_RETURNED', transactionId: q.transaction_id },
+      moves.returnConversion({
+        from: destination(q),
+        to: source(q),
+        receiving: { currency: q.receiving_currency, amount: q.total_receiving_minor },
+        sending: { currency: q.sending_currency, principal: q.principal_minor },
+      }),
+    );
+    await recordFailure(uow, q, { failureReason: 'COUNTERPARTY_POST_TX_FAILED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
+  }
+
+  const jobs: Record<string, JobHandler> = {
+    async [EXPIRE_JOB](uow, payload) {
+      const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
+      if (q.status !== 'PENDING') return;
+      await quoteRepo.setStatus(uow, q.id, 'EXPIRED');
+      const view = await transactions.setStatus(uow, q.transaction_id, { status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+      uow.emit('OUTGOING_PAYMENT.EXPIRED', view);
+    },
+
+    async [SETTLE_JOB](uow, payload) {
+      const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
+      if (q.status !== 'PROCESSING') return; // cancelled meanwhile, or already settled
+      const outcome = payload.outcome as PayoutDecision;
+      if (outcome.kind === 'fail') {
+        await failPayout(uow, q, outcome);
+        return;
+      }
+      await completePayout(uow, q);
+      if (outcome.kind === 'return') await scheduleJob(uow, { kind: RETURN_JOB, payload: { quoteId: q.id }, runAt: inMs(uow, outcome.returnAfterMs) });
+    },
+
+    async [RETURN_JOB](uow, payload) {
+      const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
+      if (q.status !== 'COMPLETED') return;
+      await returnPayout(uow, q);
+    },
+  };
+
+  return {
+    executeLocked,
+    startPayout,
+    recordFailure,
+    jobs,
+
+    /**
+     * POST /transactions/{id}/cancel for a quote's payout: only while it is on a bank rail and not
+     * settled yet. Everything goes back to the sender.
+     */
+    async cancel(uow: UnitOfWork, transactionId: TransactionId, reason: string | undefined): Promise<TransactionView> {
+      const row = await transactions.lockRow(uow, transactionId);
+      // The incoming leg of a payout to an internal account has nothing to cancel.
+      if (row.type !== 'OUTGOING' || !row.quote_id) throw notCancellable('Only a bank payout that has not settled yet can be cancelled', row.status);
+      const q = await quoteRepo.lock(uow, row.quote_id);
+      const external = await externalOf(uow, q);
+      if (q.status !== 'PROCESSING' || !external || isCrypto(q.receiving_currency)) {
+        throw notCancellable('Only a bank payout that has not settled yet can be cancelled', q.status);
+      }
+      return failPayout(uow, q, { failureReason: undefined, refund: 'COMPLETED', refundReason: 'USER_CANCELLATION', ...(reason ? { cancellationReason: reason } : {}) });
+    },
+  };
+}

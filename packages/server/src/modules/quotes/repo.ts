@@ -1,0 +1,36 @@
+import type { Insertable } from 'kysely';
+import type { Executor, QuotesTable, QuoteStatus } from '../../db/schema.js';
+import type { PlatformId, QuoteId } from '../../core/ids.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
+import { quoteNotFound } from './errors.js';
+import type { QuoteRow } from './view.js';
+
+/** The quotes table: every query scoped to the platform. */
+export const quoteRepo = {
+  async find(executor: Executor, platformId: PlatformId, quoteId: QuoteId): Promise<QuoteRow> {
+    const row = await executor.selectFrom('quotes').selectAll().where('platform_id', '=', platformId).where('id', '=', quoteId).executeTakeFirst();
+    if (!row) throw quoteNotFound();
+    return row;
+  },
+
+  /** The quote, locked for the rest of the unit of work (FOR UPDATE), or 404. */
+  async lock(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteRow> {
+    const row = await uow.tx.selectFrom('quotes').selectAll().where('platform_id', '=', uow.platformId).where('id', '=', quoteId).forUpdate().executeTakeFirst();
+    if (!row) throw quoteNotFound();
+    return row;
+  },
+
+  async insert(uow: UnitOfWork, values: Insertable<QuotesTable>): Promise<QuoteRow> {
+    return uow.tx.insertInto('quotes').values(values).returningAll().executeTakeFirstOrThrow();
+  },
+
+  async setStatus(uow: UnitOfWork, quoteId: QuoteId, status: QuoteStatus, executed = false): Promise<QuoteRow> {
+    return uow.tx
+      .updateTable('quotes')
+      .set({ status, updated_at: uow.now, ...(executed ? { executed_at: uow.now } : {}) })
+      .where('platform_id', '=', uow.platformId)
+      .where('id', '=', quoteId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  },
+};

@@ -1,0 +1,21 @@
+import type { TransactionView } from './service.js';
+
+type Payment = 'INCOMING_PAYMENT' | 'OUTGOING_PAYMENT';
+type Stage = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED' | 'REFUND_PENDING' | 'REFUND_COMPLETED' | 'REFUND_FAILED';
+
+declare module '../../core/events.js' {
+  interface EventCatalogue extends Record<`${Payment}.${Stage}`, TransactionView> {}
+}
+
+/** The transaction events this service sends (the reference's INCOMING_PAYMENT.* and OUTGOING_PAYMENT.*). */
+export const TRANSACTION_EVENTS = [
+  'INCOMING_PAYMENT.COMPLETED',
+  'INCOMING_PAYMENT.FAILED',
+  'INCOMING_PAYMENT.REFUND_COMPLETED',
+  'OUTGOING_PAYMENT.PROCESSING',
+  'OUTGOING_PAYMENT.COMPLETED',
+  'OUTGOING_PAYMENT.FAILED',
+  'OUTGOING_PAYMENT.EXPIRED',
+  'OUTGOING_PAYMENT.REFUND_COMPLETED',
+  'OUTGOING_PAYMENT.REFUND_FAILED',
+] as const;

@@ -1,0 +1,21 @@
+import { defineModule } from '../../core/module.js';
+import { webhookDeliveryError, webhookEndpointNotSet } from '../../events/delivery.js';
+import { sandboxWebhookRoutes, webhookRoutes } from './routes.js';
+import { createWebhookService, webhookEventNotFound, type WebhookService } from './service.js';
+
+declare module '../../core/module.js' {
+  interface ServiceRegistry {
+    webhookEvents: WebhookService;
+  }
+}
+
+/** What a platform sees and does about its webhook traffic: events, attempts, resends, signing keys. */
+export default defineModule({
+  name: 'webhookEvents',
+  needs: [],
+  createService: ({ db, signingKeys }) => createWebhookService({ db, signingKeys }),
+  routes: webhookRoutes,
+  sandboxRoutes: sandboxWebhookRoutes,
+  errors: [webhookEventNotFound, webhookEndpointNotSet, webhookDeliveryError],
+  fixtures: async () => (await import('./fixtures.js')).fixtures,
+});

@@ -1,0 +1,37 @@
+import type { Config } from '../config.js';
+import { cachedRateSource, createSandboxRateSource, createTableRateSource, type RateSource } from '../fx/rate-source.js';
+import { unconfiguredRateSource } from '../fx/unconfigured-rate-source.js';
+import { sandboxFundingRail } from '../sandbox/funding-rail.js';
+import { sandboxKycProvider } from '../sandbox/kyc-provider.js';
+import { sandboxPayoutRail } from '../sandbox/payout-rail.js';
+import { unconfiguredFundingRail, type FundingRail } from './funding-rail.js';
+import { manualReviewProvider, type KycProvider } from './kyc-provider.js';
+import { unconfiguredPayoutRail, type PayoutRail } from './payout-rail.js';
+
+/**
+ * The outside world the service talks to, each behind an interface: the rail money leaves by, the
+ * rail it arrives by, the exchange rate source and the verification provider. The sandbox is one
+ * implementation of each; production uses what the operator configured, and never a sandbox one.
+ * To plug in a real rail or provider, implement its interface and choose it here.
+ */
+export interface Providers {
+  payoutRail: PayoutRail;
+  fundingRail: FundingRail;
+  rates: RateSource;
+  kyc: KycProvider;
+}
+
+export function createProviders(config: Config): Providers {
+  const sandbox = config.mode === 'sandbox';
+  const rates = config.fxRates
+    ? createTableRateSource({ name: 'operator table', usdRates: config.fxRates, spreadBps: config.fxSpreadBps })
+    : sandbox
+      ? cachedRateSource(createSandboxRateSource({ spreadBps: config.fxSpreadBps }), { ttlMs: config.rateCacheSeconds * 1000 })
+      : unconfiguredRateSource;
+  return {
+    payoutRail: sandbox ? sandboxPayoutRail : unconfiguredPayoutRail,
+    fundingRail: sandbox ? sandboxFundingRail : unconfiguredFundingRail,
+    rates,
+    kyc: sandbox ? sandboxKycProvider : manualReviewProvider,
+  };
+}

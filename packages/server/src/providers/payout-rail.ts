@@ -1,0 +1,54 @@
+import { notImplemented } from '../core/errors.js';
+
+/** An external account as a rail sees it: where the money goes and the number that identifies it. */
+export interface RailAccount {
+  accountId: string;
+  accountType: string;
+  currency: string;
+  /** The account number, CLABE, IBAN or wallet address. */
+  identifier: string;
+}
+
+/** What a rail does with a same-currency transfer to (or pull from) an external account. */
+export type TransferDecision =
+  /** Refused at once; nothing is booked. */
+  | { kind: 'refuse'; reason: 'INSUFFICIENT_FUNDS' | 'ACCOUNT_CLOSED' }
+  /** Accepted, then rejected by the counterparty: recorded as REJECTED, no money moves. */
+  | { kind: 'reject' }
+  /** Settles (or fails) after `afterMs`. */
+  | { kind: 'settle'; afterMs: number; succeeds: boolean };
+
+/** What a rail does with a converted payout (an executed quote) to an external account. */
+export type PayoutDecision =
+  | { kind: 'complete'; afterMs: number }
+  /** Completes, then the beneficiary's bank sends it back. */
+  | { kind: 'return'; afterMs: number; returnAfterMs: number }
+  | { kind: 'fail'; afterMs: number; failureReason: string | undefined; refund: 'COMPLETED' | 'FAILED'; refundReason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' };
+
+/**
+ * The bank and wallet rail money leaves (and is pulled in) by. The sandbox's decides by the
+ * account number's last three characters; an operator plugs a real one in providers/index.ts.
+ */
+export interface PayoutRail {
+  readonly name: string;
+  /** Throws when the rail cannot pay this account at all (checked when a payment is created). */
+  accepts(account: RailAccount): void;
+  transfer(account: RailAccount): TransferDecision;
+  payout(account: RailAccount): PayoutDecision;
+}
+
+/** Production's rail until an operator configures one: nothing leaves for an external account. */
+export const unconfiguredPayoutRail: PayoutRail = {
+  name: 'unconfigured',
+  accepts: () => {
+    throw notImplemented('No payout rail to external accounts is configured on this installation', 'PAYOUT_RAIL');
+  },
+  transfer(account) {
+    this.accepts(account);
+    throw new Error('unreachable');
+  },
+  payout(account) {
+    this.accepts(account);
+    throw new Error('unreachable');
+  },
+};

@@ -1,0 +1,208 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXTENSIONS, PATH_ALIASES, VALUE_ALIASES } from './aliases.js';
+import { checkConformance, type ReportLine } from './hook.js';
+import { checkResponse, formatViolation, matchRoute, referenceOperations, type ResponseSample, type Violation } from './reference.js';
+
+// The checker on its own: every body here is written by hand, no server involved.
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const NOW = '2025-10-13T12:00:00.000Z';
+
+function sample(method: string, url: string, status: number, body: unknown, contentType: string = JSON_TYPE): ResponseSample {
+  return { method, url: `/2025-10-13${url}`, status, contentType, body };
+}
+
+function card(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'Card:0b5e8a5e-6f0e-4a53-9f59-3f1f5e0d7a10',
+    cardholderId: 'Customer:9c1a3f0e-2b7d-4c55-8d7e-1f2a3b4c5d6e',
+    platformCardId: 'card-001',
+    state: 'ACTIVE',
+    brand: 'VISA',
+    form: 'VIRTUAL',
+    last4: '4242',
+    expMonth: 12,
+    expYear: 2030,
+    fundingSources: ['InternalAccount:7e0c9d1a-1111-4a2b-8c3d-000000000001'],
+    currency: 'USD',
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...overrides,
+  };
+}
+
+const beneficiary = { beneficiaryType: 'INDIVIDUAL', fullName: 'María Receptora', birthDate: '1988-03-04', nationality: 'MX', address: { line1: 'Av. Reforma 1', city: 'CDMX', postalCode: '06600', country: 'MX' } };
+
+function externalAccount(accountInfo: Record<string, unknown>, currency = 'MXN'): Record<string, unknown> {
+  return { id: 'ExternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965', customerId: 'Customer:da459a29-1fb7-41ce-a4cb-eb3a3c9fd7a7', status: 'ACTIVE', currency, accountInfo };
+}
+
+const clabe = { clabeNumber: '002010077777777771', paymentRails: ['SPEI'], beneficiary };
+const usBank = { accountNumber: '12345678', routingNumber: '021000022', paymentRails: ['ACH'], beneficiary: { ...beneficiary, nationality: 'US' } };
+
+function only(violations: Violation[]): Violation {
+  expect(violations.map(formatViolation)).toHaveLength(1);
+  return violations[0]!;
+}
+
+describe('reference loading', () => {
+  it('knows all 147 reference operations', () => {
+    expect(referenceOperations()).toHaveLength(147);
+    expect(referenceOperations()).toContain('GET /customers/{customerId}');
+  });
+
+  it('routes every alias and extension declared in aliases.ts', () => {
+    for (const alias of PATH_ALIASES) {
+      expect(matchRoute(alias.method, `/2025-10-13${alias.specPath}`)).toEqual({ kind: 'reference', operation: `${alias.method} ${alias.referencePath}`, alias: `${alias.method} ${alias.specPath}` });
+    }
+    for (const extension of EXTENSIONS) {
+      const path = extension.path.replace(/\{[^}]+\}/g, 'X:1').replace(/\*$/, 'x');
+      for (const method of extension.methods) expect(matchRoute(method, extension.root ? path : `/2025-10-13${path}`).kind, `${method} ${path}`).toBe('extension');
+    }
+  });
+});
+
+describe('checkResponse', () => {
+  it('passes a body that matches the reference', () => {
+    expect(checkResponse(sample('GET', '/cards/Card:1', 200, card()))).toEqual([]);
+    expect(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'MXN_ACCOUNT', ...clabe })))).toEqual([]);
+    expect(checkResponse(sample('GET', '/cards/Card:1?expand=x', 404, { status: 404, code: 'TRANSACTION_NOT_FOUND', message: 'no' }))).toEqual([]);
+  });
+
+  it('reports a wrong type with its pointer', () => {
+    const v = only(checkResponse(sample('GET', '/cards/Card:1', 200, card({ expMonth: '12' }))));
+    expect(v).toMatchObject({ rule: 'schema', operation: 'GET /cards/{id}', status: 200, pointer: '/expMonth', keyword: 'type', schemaPath: '#/components/schemas/Card/properties/expMonth' });
+  });
+
+  it('reports a missing required field with its pointer', () => {
+    const { cardholderId: _, ...withoutHolder } = card();
+    const v = only(checkResponse(sample('GET', '/cards/Card:1', 200, withoutHolder)));
+    expect(v).toMatchObject({ pointer: '/cardholderId', keyword: 'required', schemaPath: '#/components/schemas/Card' });
+    expect(v.message).toContain('cardholderId');
+  });
+
+  it('reports an unknown enum value with its pointer, also inside discriminated unions', () => {
+    const v = only(checkResponse(sample('GET', '/cards/Card:1', 200, card({ state: 'MELTED' }))));
+    expect(v).toMatchObject({ pointer: '/state', keyword: 'enum', schemaPath: '#/components/schemas/CardState' });
+    expect(v.message).toContain('"MELTED"');
+
+    const rails = only(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'MXN_ACCOUNT', ...clabe, paymentRails: ['CARRIER_PIGEON'] }))));
+    expect(rails).toMatchObject({ pointer: '/accountInfo/paymentRails/0', keyword: 'enum' });
+
+    const tag = only(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'IBAN', iban: 'DE89370400440532013000' }))));
+    expect(tag).toMatchObject({ pointer: '/accountInfo/accountType', keyword: 'enum', schemaPath: '#/components/schemas/ExternalAccountInfoOneOf/discriminator/propertyName' });
+  });
+
+  it('checks only the branch the discriminator picks', () => {
+    // A CLABE body missing clabeNumber: one error from the MXN branch, none from the 40-odd others.
+    const { clabeNumber: _, ...noNumber } = clabe;
+    const v = only(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'MXN_ACCOUNT', ...noNumber }))));
+    expect(v).toMatchObject({ pointer: '/accountInfo/clabeNumber', keyword: 'required' });
+  });
+
+  it("accepts the spec's names where aliases.ts says so, and still the reference's own", () => {
+    for (const code of ['SERVICE_SWITCH_ERROR', 'GRID_SWITCH_ERROR', 'INTERNAL_ERROR']) {
+      expect(checkResponse(sample('GET', '/cards/Card:1', 500, { status: 500, code, message: 'switch failed' })), code).toEqual([]);
+    }
+    expect(checkResponse(sample('GET', '/cards/Card:1', 500, { status: 500, code: 'SWITCH_ERROR', message: 'x' }))).toHaveLength(1);
+
+    for (const accountType of ['CLABE', 'MXN_ACCOUNT']) {
+      expect(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType, ...clabe }))), accountType).toEqual([]);
+    }
+    for (const accountType of ['US_ACCOUNT', 'USD_ACCOUNT']) {
+      expect(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType, ...usBank }, 'USD'))), accountType).toEqual([]);
+    }
+    // An alias does not cross over: a CLABE tag still needs the MXN fields.
+    expect(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'CLABE', ...usBank })))).not.toEqual([]);
+
+    for (const stateReason of ['CLOSED_BY_SERVICE', 'CLOSED_BY_GRID', null]) {
+      expect(checkResponse(sample('GET', '/cards/Card:1', 200, card({ state: 'CLOSED', stateReason }))), String(stateReason)).toEqual([]);
+    }
+    expect(VALUE_ALIASES.map((a) => a.spec)).toEqual(expect.arrayContaining(['US_ACCOUNT', 'CLABE']));
+  });
+
+  it("checks the spec's path against the reference operation it aliases", () => {
+    expect(checkResponse(sample('GET', '/internal-account?customerId=Customer:1', 200, { data: [], hasMore: false, totalCount: 0 }))).toEqual([]);
+    const v = only(checkResponse(sample('GET', '/internal-account', 200, { data: [], hasMore: 'no' })));
+    expect(v).toMatchObject({ operation: 'GET /customers/internal-accounts', pointer: '/hasMore', keyword: 'type' });
+  });
+
+  it('reports an undocumented status', () => {
+    const v = only(checkResponse(sample('GET', '/cards/Card:1', 201, card())));
+    expect(v).toMatchObject({ rule: 'undocumented-status', operation: 'GET /cards/{id}', status: 201 });
+    expect(v.message).toContain('200');
+  });
+
+  it('checks framework statuses only for the error shape', () => {
+    expect(checkResponse(sample('POST', '/customers', 415, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'json only' }))).toEqual([]);
+    expect(checkResponse(sample('PUT', '/customers', 405, { status: 405, code: 'METHOD_NOT_ALLOWED', message: 'no' }))).toEqual([]);
+    const v = only(checkResponse(sample('POST', '/customers', 413, { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'big', limit: 1 })));
+    expect(v).toMatchObject({ rule: 'error-shape', pointer: '/limit' });
+  });
+
+  it('reports an unknown route', () => {
+    const v = only(checkResponse(sample('GET', '/gift-cards/1', 200, { id: '1' })));
+    expect(v).toMatchObject({ rule: 'unknown-route', operation: 'GET /2025-10-13/gift-cards/1' });
+    expect(only(checkResponse({ method: 'GET', url: 'http://127.0.0.1:9/metrics', status: 200, contentType: 'text/plain', body: undefined })).rule).toBe('unknown-route');
+    // A method the reference does not have on a path it has is a route too.
+    expect(only(checkResponse(sample('POST', '/cards/Card:1', 200, card()))).rule).toBe('unknown-route');
+    // The router's own "no such route" answer is fine, as long as it has the error shape.
+    expect(checkResponse(sample('GET', '/gift-cards/1', 404, { status: 404, code: 'NOT_FOUND', message: 'No route GET /gift-cards/1' }))).toEqual([]);
+    expect(checkResponse(sample('GET', '/gift-cards/1', 404, { status: 404, code: 'REFERENCE_NOT_FOUND', message: 'No route' }))).toEqual([]);
+    expect(checkResponse(sample('GET', '/gift-cards/1', 404, { status: 404, error: 'No route' })).map((v) => v.rule)).toEqual(['error-shape', 'error-shape', 'error-shape']);
+  });
+
+  it('does not check extension routes against the reference, only their error shape', () => {
+    expect(checkResponse(sample('GET', '/sandbox/clock', 200, { anything: ['goes'] }))).toEqual([]);
+    expect(checkResponse(sample('POST', '/sandbox/customers/Customer:1/kyc-decision', 200, { whatever: true }))).toEqual([]);
+    expect(checkResponse({ method: 'GET', url: '/livez', status: 200, contentType: JSON_TYPE, body: { status: 'ok' } })).toEqual([]);
+    expect(checkResponse(sample('POST', '/sandbox/clock/advance', 400, { status: 400, code: 'INVALID_INPUT', message: 'seconds' }))).toEqual([]);
+    const shape = checkResponse(sample('POST', '/sandbox/clock/advance', 400, { error: 'bad' }));
+    expect(shape.map((v) => `${v.rule} ${v.pointer}`)).toEqual(['error-shape /status', 'error-shape /code', 'error-shape /message', 'error-shape /error']);
+  });
+
+  it('skips responses that are not JSON', () => {
+    expect(checkResponse({ method: 'GET', url: '/hosted/kyc/abc', status: 200, contentType: 'text/html; charset=utf-8', body: undefined })).toEqual([]);
+    expect(checkResponse(sample('DELETE', '/tokens/Token:1', 204, undefined, ''))).toEqual([]);
+    expect(checkResponse(sample('HEAD', '/cards/Card:1', 200, undefined))).toEqual([]);
+  });
+});
+
+describe('checkConformance modes', () => {
+  const saved = { mode: process.env.MONETA_CONFORMANCE, file: process.env.MONETA_CONFORMANCE_REPORT };
+  afterEach(() => {
+    for (const [key, value] of [['MONETA_CONFORMANCE', saved.mode], ['MONETA_CONFORMANCE_REPORT', saved.file]] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+  const bad = sample('GET', '/cards/Card:1', 200, card({ state: 'MELTED' }));
+
+  it('off does nothing', async () => {
+    process.env.MONETA_CONFORMANCE = 'off';
+    await expect(checkConformance(bad)).resolves.toBeUndefined();
+  });
+
+  it('enforce throws with the violations', async () => {
+    process.env.MONETA_CONFORMANCE = 'enforce';
+    await expect(checkConformance(bad)).rejects.toThrow(/GET \/cards\/\{id\} -> 200 at \/state: value "MELTED"/);
+    await expect(checkConformance(sample('GET', '/cards/Card:1', 200, card()))).resolves.toBeUndefined();
+  });
+
+  it('report appends one JSON line per violation, and one per new (operation, status)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'conformance-')), 'report.jsonl');
+    process.env.MONETA_CONFORMANCE = 'report';
+    process.env.MONETA_CONFORMANCE_REPORT = file;
+    await checkConformance(bad);
+    await checkConformance(bad);
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ReportLine);
+    expect(lines.filter((l) => l.t === 'hit')).toEqual([{ t: 'hit', kind: 'reference', op: 'GET /cards/{id}', status: 200 }]);
+    const violations = lines.filter((l) => l.t === 'violation');
+    expect(violations).toHaveLength(2);
+    expect(violations[0]).toMatchObject({ op: 'GET /cards/{id}', status: 200, pointer: '/state', keyword: 'enum', schemaPath: '#/components/schemas/CardState' });
+    expect(violations[0]!.test).toContain('report appends');
+  });
+});

@@ -1,0 +1,481 @@
+/**
+ * Checks a response the test suite saw against the reference OpenAPI document: the operation its
+ * method and path reach, whether that operation documents the status, and the JSON Schema
+ * (2020-12) of that status's `application/json` body. Aliases and extensions come from
+ * ./aliases.ts only.
+ *
+ * Everything is lazy and cached per process: the YAML is parsed on the first check, each
+ * (operation, status) validator is compiled on first use.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import FindMyWay from 'find-my-way';
+import { EXTENSIONS, FRAMEWORK_STATUSES, NO_ROUTE_STATUS, PATH_ALIASES, PRODUCT_NAME_RULE, VALUE_ALIASES } from './aliases.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+export const API_PREFIX = '/2025-10-13';
+
+/** The reference document: MONETA_REFERENCE_OPENAPI, or the shared copy next to this checkout. */
+export function referenceFile(): string {
+  return process.env.MONETA_REFERENCE_OPENAPI ?? fileURLToPath(new URL('../../../shared/reference/openapi-2025-10-13.yaml', import.meta.url));
+}
+
+/** One response as a test saw it. `body` is the parsed JSON (undefined when empty or not JSON). */
+export interface ResponseSample {
+  method: string;
+  /** Path and query as requested, with or without scheme and host. */
+  url: string;
+  status: number;
+  contentType?: string | undefined;
+  body: unknown;
+}
+
+export type ViolationRule = 'schema' | 'undocumented-status' | 'unexpected-body' | 'error-shape' | 'unknown-route';
+
+export interface Violation {
+  rule: ViolationRule;
+  /** `METHOD /reference/path/{param}` for reference operations, else the route or request as seen. */
+  operation: string;
+  status: number;
+  /** JSON pointer into the response body ('' is the whole body). */
+  pointer: string;
+  /** The JSON Schema keyword that failed, or the rule name. */
+  keyword: string;
+  /** Where in the reference document the failing keyword sits ('' when not a schema check). */
+  schemaPath: string;
+  message: string;
+  /** The offending value, abbreviated JSON (schema violations only). */
+  value?: string;
+}
+
+export function formatViolation(v: Violation): string {
+  const where = v.schemaPath ? ` (${v.keyword} at ${v.schemaPath})` : '';
+  return `${v.operation} -> ${v.status} at ${v.pointer === '' ? '(body)' : v.pointer}: ${v.message}${where}`;
+}
+
+export type RouteMatch =
+  | { kind: 'reference'; operation: string; alias?: string }
+  | { kind: 'extension'; route: string }
+  | { kind: 'method-not-served'; operation: string }
+  | { kind: 'no-route'; route: string };
+
+// ---------------------------------------------------------------------------------------------
+// Loading and transforming the reference
+
+const REF_ID = 'https://moneta.test/reference/openapi-2025-10-13.json';
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+
+type Json = Record<string, unknown>;
+type ResponseObject = { content?: Record<string, { schema?: unknown }> };
+
+interface Operation {
+  key: string;
+  responses: Record<string, ResponseObject>;
+  validators: Map<string, ValidateFunction | null>;
+}
+
+interface Reference {
+  doc: Json;
+  ajv: Ajv2020;
+  operations: Map<string, Operation>;
+  /** Where each schema object sits in the reference document (objects the transform created included). */
+  origin: WeakMap<object, string>;
+  apiRouter: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
+  rootRouter: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
+}
+
+let cached: Reference | undefined;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Calls `visit` on every plain object under `node`, with its JSON pointer, parents first. */
+function walkObjects(node: unknown, pointer: string, visit: (node: Json, pointer: string) => void): void {
+  if (Array.isArray(node)) {
+    node.forEach((item, index) => walkObjects(item, `${pointer}/${index}`, visit));
+    return;
+  }
+  if (!isObject(node)) return;
+  visit(node, pointer);
+  for (const [key, value] of Object.entries(node)) walkObjects(value, `${pointer}/${escapePointer(key)}`, visit);
+}
+
+/** The spec's names for a reference value (empty when it has none). */
+export function specNamesFor(value: string): string[] {
+  const names = VALUE_ALIASES.filter((alias) => alias.reference === value).map((alias) => alias.spec);
+  const renamed = value.replace(PRODUCT_NAME_RULE.pattern, PRODUCT_NAME_RULE.replacement);
+  if (renamed !== value) names.push(renamed);
+  return names;
+}
+
+/**
+ * Adds the spec's names next to the reference's: enum values, const values (turned into a
+ * two-value enum) and discriminator mapping keys. Nothing is removed.
+ */
+function applyAliases(node: Json, applied: Set<string>): void {
+  if (Array.isArray(node.enum)) {
+    const values = node.enum as unknown[];
+    for (const value of [...values]) {
+      if (typeof value !== 'string') continue;
+      for (const name of specNamesFor(value)) {
+        applied.add(value);
+        if (!values.includes(name)) values.push(name);
+      }
+    }
+  }
+  if (typeof node.const === 'string') {
+    const names = specNamesFor(node.const);
+    if (names.length > 0) {
+      applied.add(node.const);
+      node.enum = [node.const, ...names];
+      delete node.const;
+    }
+  }
+  const discriminator = node.discriminator;
+  if (isObject(discriminator) && isObject(discriminator.mapping)) {
+    const mapping = discriminator.mapping;
+    for (const [value, target] of Object.entries(mapping)) {
+      for (const name of specNamesFor(value)) {
+        applied.add(value);
+        if (!(name in mapping)) mapping[name] = target;
+      }
+    }
+  }
+}
+
+/**
+ * OpenAPI's `oneOf` + `discriminator` means "the tag picks the schema". Ajv's own discriminator
+ * support refuses `mapping`, and a plain `oneOf` reports every branch's errors, so it is rewritten
+ * into its meaning: the tag is required and one of the mapping's keys, and the schema it maps to
+ * applies. (Without a mapping, the implicit one: the name of each `$ref`'d schema.)
+ */
+function rewriteDiscriminator(node: Json, pointer: string, origin: WeakMap<object, string>): void {
+  const discriminator = node.discriminator;
+  if (!isObject(discriminator) || !Array.isArray(node.oneOf) || typeof discriminator.propertyName !== 'string') return;
+  const tag = discriminator.propertyName;
+  const mapping: Record<string, string> = {};
+  if (isObject(discriminator.mapping)) {
+    for (const [value, target] of Object.entries(discriminator.mapping)) if (typeof target === 'string') mapping[value] = target;
+  } else {
+    for (const branch of node.oneOf as unknown[]) {
+      const ref = isObject(branch) && typeof branch.$ref === 'string' ? branch.$ref : undefined;
+      if (ref) mapping[ref.slice(ref.lastIndexOf('/') + 1)] = ref;
+    }
+  }
+  const tagSchema = { type: 'string', enum: Object.keys(mapping) };
+  const selector = { type: 'object', required: [tag], properties: { [tag]: tagSchema } };
+  origin.set(selector, `${pointer}/discriminator`);
+  origin.set(tagSchema, `${pointer}/discriminator/propertyName`);
+  const branches = Object.entries(mapping).map(([value, target]) => {
+    const branch = { if: { type: 'object', required: [tag], properties: { [tag]: { const: value } } }, then: { $ref: target } };
+    origin.set(branch, `${pointer}/discriminator/mapping/${escapePointer(value)}`);
+    return branch;
+  });
+  delete node.oneOf;
+  delete node.discriminator;
+  node.allOf = [...(Array.isArray(node.allOf) ? (node.allOf as unknown[]) : []), selector, ...branches];
+}
+
+/** `#/...` references made absolute, so schemas outside the document resolve against it. */
+function absolutize(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(absolutize);
+  if (!isObject(schema)) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${REF_ID}${value}` : absolutize(value);
+  return out;
+}
+
+function toRouterPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+function loadReference(): Reference {
+  const file = referenceFile();
+  const doc = parse(readFileSync(file, 'utf8')) as Json;
+  if (!isObject(doc.paths) || !isObject(doc.components)) throw new Error(`${file} is not an OpenAPI document`);
+  const origin = new WeakMap<object, string>();
+  const applied = new Set<string>();
+  for (const section of ['components', 'paths', 'webhooks'] as const) {
+    walkObjects(doc[section], `#/${section}`, (node, pointer) => {
+      origin.set(node, pointer);
+      applyAliases(node, applied);
+    });
+    walkObjects(doc[section], `#/${section}`, (node, pointer) => rewriteDiscriminator(node, pointer, origin));
+  }
+  // A stale alias (the reference no longer says that name) is an error, not a silent no-op.
+  for (const alias of VALUE_ALIASES) {
+    if (!applied.has(alias.reference)) throw new Error(`aliases.ts: ${alias.reference} (alias ${alias.spec}) occurs in no enum, const or discriminator of ${file}`);
+  }
+
+  const ajv = new Ajv2020({
+    strict: false, // OpenAPI adds example, readOnly, writeOnly, x-*: annotations to Ajv
+    allErrors: true,
+    verbose: true, // errors carry their schema object, which `origin` locates in the document
+    validateSchema: false,
+    logger: false,
+    allowUnionTypes: true,
+  });
+  addFormats(ajv);
+  ajv.addSchema({ $id: REF_ID, components: doc.components }, REF_ID);
+
+  const operations = new Map<string, Operation>();
+  const apiRouter = FindMyWay();
+  const rootRouter = FindMyWay();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!isObject(item)) continue;
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const key = `${method.toUpperCase()} ${path}`;
+      operations.set(key, { key, responses: (isObject(op.responses) ? op.responses : {}) as Record<string, ResponseObject>, validators: new Map() });
+      apiRouter.on(method.toUpperCase() as 'GET', toRouterPath(path), () => undefined, { operation: key });
+    }
+  }
+  for (const alias of PATH_ALIASES) {
+    const key = `${alias.method} ${alias.referencePath}`;
+    if (!operations.has(key)) throw new Error(`aliases.ts: ${key} is not a reference operation`);
+    apiRouter.on(alias.method as 'GET', toRouterPath(alias.specPath), () => undefined, { operation: key, alias: `${alias.method} ${alias.specPath}` });
+  }
+  for (const extension of EXTENSIONS) {
+    const router = extension.root ? rootRouter : apiRouter;
+    for (const method of extension.methods) {
+      router.on(method as 'GET', toRouterPath(extension.path), () => undefined, { extension: `${method} ${extension.root ? '' : API_PREFIX}${extension.path}` });
+    }
+  }
+  return { doc, ajv, operations, origin, apiRouter, rootRouter };
+}
+
+/** The parsed, alias-extended reference (loaded once per process). */
+function reference(): Reference {
+  cached ??= loadReference();
+  return cached;
+}
+
+/** Every reference operation, as `METHOD /path`. */
+export function referenceOperations(): string[] {
+  return [...reference().operations.keys()];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+function pathOf(url: string): string {
+  const withoutOrigin = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]+/i, '');
+  const path = withoutOrigin.split(/[?#]/)[0] ?? '/';
+  return path === '' ? '/' : path;
+}
+
+interface RouteStore {
+  operation?: string;
+  alias?: string;
+  extension?: string;
+}
+
+function find(router: Reference['apiRouter'], method: string, path: string): RouteStore | undefined {
+  try {
+    return router.find(method as 'GET', path)?.store as RouteStore | undefined;
+  } catch {
+    return undefined; // a method find-my-way does not know
+  }
+}
+
+function anyMethod(router: Reference['apiRouter'], path: string): RouteStore | undefined {
+  for (const method of HTTP_METHODS) {
+    const found = find(router, method.toUpperCase(), path);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Which reference operation, alias or extension a request reaches. HEAD is matched as GET. */
+export function matchRoute(method: string, url: string): RouteMatch {
+  const ref = reference();
+  const verb = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+  const path = pathOf(url);
+  const inApi = path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+  const router = inApi ? ref.apiRouter : ref.rootRouter;
+  const local = inApi ? path.slice(API_PREFIX.length) || '/' : path;
+  const store = find(router, verb, local);
+  if (store?.operation) return { kind: 'reference', operation: store.operation, ...(store.alias ? { alias: store.alias } : {}) };
+  if (store?.extension) return { kind: 'extension', route: store.extension };
+  const other = anyMethod(router, local);
+  if (other?.operation) return { kind: 'method-not-served', operation: `${verb} ${other.operation.slice(other.operation.indexOf(' ') + 1)}` };
+  if (other?.extension) return { kind: 'extension', route: `${verb} ${other.extension.slice(other.extension.indexOf(' ') + 1)}` };
+  return { kind: 'no-route', route: `${verb} ${path}` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType.trim());
+}
+
+/** The spec's error body: {status, code, message, details?} and nothing else. */
+export function errorShapeProblems(body: unknown, status: number): { pointer: string; message: string }[] {
+  if (!isObject(body)) return [{ pointer: '', message: 'error body is not a JSON object' }];
+  const problems: { pointer: string; message: string }[] = [];
+  if (body.status !== status) problems.push({ pointer: '/status', message: `must be the HTTP status ${status}, got ${JSON.stringify(body.status)}` });
+  if (typeof body.code !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(body.code)) problems.push({ pointer: '/code', message: 'must be an UPPER_SNAKE_CASE string' });
+  if (typeof body.message !== 'string' || body.message === '') problems.push({ pointer: '/message', message: 'must be a non-empty string' });
+  if (body.details !== undefined && !isObject(body.details)) problems.push({ pointer: '/details', message: 'must be an object when present' });
+  for (const key of Object.keys(body)) {
+    if (!['status', 'code', 'message', 'details'].includes(key)) problems.push({ pointer: `/${escapePointer(key)}`, message: `unexpected member "${key}" in an error body` });
+  }
+  return problems;
+}
+
+/** The documented response for a status: exact, then `4XX`-style ranges, then `default`. */
+function documentedResponse(op: Operation, status: number): { key: string; response: ResponseObject } | undefined {
+  for (const key of [String(status), `${String(status)[0]}XX`, `${String(status)[0]}xx`, 'default']) {
+    const response = op.responses[key];
+    if (response) return { key, response };
+  }
+  return undefined;
+}
+
+function validatorFor(ref: Reference, op: Operation, statusKey: string, response: ResponseObject): ValidateFunction | null {
+  const known = op.validators.get(statusKey);
+  if (known !== undefined) return known;
+  const media = response.content?.['application/json'];
+  const validate = media?.schema === undefined ? null : ref.ajv.compile(absolutize(media.schema) as object);
+  op.validators.set(statusKey, validate);
+  return validate;
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function describe(error: ErrorObject): { pointer: string; message: string } {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { pointer: `${error.instancePath}/${escapePointer(String(params.missingProperty))}`, message: `required property "${String(params.missingProperty)}" is missing` };
+    case 'additionalProperties':
+      return { pointer: `${error.instancePath}/${escapePointer(String(params.additionalProperty))}`, message: `property "${String(params.additionalProperty)}" is not allowed` };
+    case 'unevaluatedProperties':
+      return { pointer: `${error.instancePath}/${escapePointer(String(params.unevaluatedProperty))}`, message: `property "${String(params.unevaluatedProperty)}" is not allowed (unevaluatedProperties)` };
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[]) ?? [];
+      const list = allowed.length > 12 ? `${allowed.slice(0, 12).join(', ')}, ... (${allowed.length})` : allowed.join(', ');
+      return { pointer: error.instancePath, message: `value ${preview(error.data)} is not one of: ${list}` };
+    }
+    case 'const':
+      return { pointer: error.instancePath, message: `value ${preview(error.data)} must be ${preview(params.allowedValue)}` };
+    case 'type':
+      return { pointer: error.instancePath, message: `${preview(error.data)} must be ${String(params.type)}` };
+    case 'format':
+      return { pointer: error.instancePath, message: `${preview(error.data)} is not a valid ${String(params.format)}` };
+    default:
+      return { pointer: error.instancePath, message: `${error.message ?? error.keyword} (value ${preview(error.data)})` };
+  }
+}
+
+function schemaViolations(ref: Reference, operation: string, status: number, validate: ValidateFunction, body: unknown): Violation[] {
+  if (validate(body)) return [];
+  const out: Violation[] = [];
+  const seen = new Set<string>();
+  for (const error of validate.errors ?? []) {
+    if (error.keyword === 'if') continue; // the wrapper of a discriminator branch's own errors
+    const { pointer, message } = describe(error);
+    const located = isObject(error.parentSchema) ? ref.origin.get(error.parentSchema) : undefined;
+    const schemaPath = located ?? error.schemaPath;
+    const key = `${pointer}|${error.keyword}|${schemaPath}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const value = ['required', 'additionalProperties', 'unevaluatedProperties'].includes(error.keyword) ? undefined : preview(error.data);
+    out.push({ rule: 'schema', operation, status, pointer, keyword: error.keyword, schemaPath, message, ...(value !== undefined ? { value } : {}) });
+  }
+  return out;
+}
+
+function shapeViolations(route: string, status: number, body: unknown): Violation[] {
+  return errorShapeProblems(body, status).map((p) => ({ rule: 'error-shape', operation: route, status, pointer: p.pointer, keyword: 'error-shape', schemaPath: '', message: p.message }));
+}
+
+/** The route a request reached and every way its response departs from the reference. */
+export function inspectResponse(sample: ResponseSample): { route: RouteMatch; violations: Violation[] } {
+  const ref = reference();
+  const route = matchRoute(sample.method, sample.url);
+  const { status } = sample;
+  const hasJson = isJson(sample.contentType) && sample.body !== undefined;
+  const violations: Violation[] = [];
+
+  if (route.kind === 'no-route') {
+    if (status === NO_ROUTE_STATUS) return { route, violations: hasJson ? shapeViolations(route.route, status, sample.body) : [] };
+    violations.push({
+      rule: 'unknown-route',
+      operation: route.route,
+      status,
+      pointer: '',
+      keyword: 'unknown-route',
+      schemaPath: '',
+      message: 'unknown route: not in the reference; add it to the extensions list or the aliases in test/conformance/aliases.ts',
+    });
+    return { route, violations };
+  }
+  if (route.kind === 'extension') {
+    return { route, violations: hasJson && status >= 400 ? shapeViolations(route.route, status, sample.body) : [] };
+  }
+  if (route.kind === 'method-not-served') {
+    if (FRAMEWORK_STATUSES.includes(status) || status === 404) return { route, violations: hasJson ? shapeViolations(route.operation, status, sample.body) : [] };
+    violations.push({
+      rule: 'unknown-route',
+      operation: route.operation,
+      status,
+      pointer: '',
+      keyword: 'unknown-route',
+      schemaPath: '',
+      message: 'unknown route: the reference has this path but not this method; add it to the extensions list or the aliases',
+    });
+    return { route, violations };
+  }
+
+  const op = ref.operations.get(route.operation)!;
+  const documented = documentedResponse(op, status);
+  if (!documented) {
+    if (FRAMEWORK_STATUSES.includes(status)) return { route, violations: hasJson ? shapeViolations(route.operation, status, sample.body) : [] };
+    violations.push({
+      rule: 'undocumented-status',
+      operation: route.operation,
+      status,
+      pointer: '',
+      keyword: 'undocumented-status',
+      schemaPath: `#/paths/${escapePointer(route.operation.slice(route.operation.indexOf(' ') + 1))}/${route.operation.slice(0, route.operation.indexOf(' ')).toLowerCase()}/responses`,
+      message: `status ${status} is not documented; the reference documents ${Object.keys(op.responses).join(', ')}`,
+    });
+    return { route, violations };
+  }
+  if (!hasJson) return { route, violations };
+  const validate = validatorFor(ref, op, documented.key, documented.response);
+  if (!validate) {
+    violations.push({
+      rule: 'unexpected-body',
+      operation: route.operation,
+      status,
+      pointer: '',
+      keyword: 'unexpected-body',
+      schemaPath: '',
+      message: `the reference documents no JSON body for ${documented.key}`,
+    });
+    return { route, violations };
+  }
+  return { route, violations: schemaViolations(ref, route.operation, status, validate, sample.body) };
+}
+
+/** Every way a response departs from the reference (empty when it conforms or is not checked). */
+export function checkResponse(sample: ResponseSample): Violation[] {
+  return inspectResponse(sample).violations;
+}
