@@ -206,7 +206,7 @@ describe('every route that takes a body refuses bad input cleanly', () => {
     });
 
     it('answers a valid body with one field wrong with a 4xx in the error shape and writes nothing', async () => {
-      const valid = validBody(route, ids);
+      const valid = validBody(t, route, ids);
       await fc.assert(
         fc.asyncProperty(nearValidBodies(valid, bodyFields(t, route)), async (body) => {
           await expectHandledCleanly({ method: route.method, url: path(), payload: JSON.stringify(body), contentType: 'application/json' });
@@ -242,14 +242,14 @@ describe('every route that takes a body refuses bad input cleanly', () => {
     it('answers JSON nested thousands of levels deep in any field with a 4xx and writes nothing', async () => {
       const deep = `${'{"a":['.repeat(5000)}1${']}'.repeat(5000)}`;
       for (const field of [...bodyFields(t, route), 'unknownField']) {
-        const payload = JSON.stringify({ ...validBody(route, ids), [field]: '\u0001placeholder' }).replace('"\\u0001placeholder"', deep);
+        const payload = JSON.stringify({ ...validBody(t, route, ids), [field]: '\u0001placeholder' }).replace('"\\u0001placeholder"', deep);
         const res = await expectHandledCleanly({ method: route.method, url: path(), payload, contentType: 'application/json' });
         expect(res.status, `${field}: ${res.text}`).toBeGreaterThanOrEqual(400);
       }
     });
 
     it('answers a body of another content type with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-      const payload = JSON.stringify(validBody(route, ids));
+      const payload = JSON.stringify(validBody(t, route, ids));
       for (const contentType of [undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/vnd.api+json']) {
         const res = await expectHandledCleanly({ method: route.method, url: path(), payload, ...(contentType ? { contentType } : {}) });
         expect(res.status, `${contentType}: ${res.text}`).toBe(415);
@@ -301,7 +301,7 @@ describe('request limits, unknown routes and wrong methods', () => {
     const scratch = await createOneOfEach(t, t.platform, 'echo');
     for (const route of t.routes.entries) {
       const url = concretePath(route, scratch);
-      const body = route.hasBody && route.permission !== undefined ? { payload: JSON.stringify(validBody(route, scratch)), contentType: 'application/json' } : {};
+      const body = route.hasBody && route.permission !== undefined ? { payload: JSON.stringify(validBody(t, route, scratch)), contentType: 'application/json' } : {};
       await send(t, { method: route.method, url, ...body, authorized: false });
       await send(t, { method: route.method, url, ...body, headers: { 'x-request-id': `caller-trace-${route.method}-1` } });
     }
@@ -369,14 +369,14 @@ describe('a second app instance: a small body limit, then a closed database', ()
     for (const route of routes) {
       const url = fillPath(other, route, otherIds);
       const before = await databaseFingerprint(other.database.db);
-      const big = await send(other, { method: route.method, url, payload: JSON.stringify({ ...validBody(route, otherIds), padding: 'x'.repeat(3000) }), contentType: 'application/json' });
+      const big = await send(other, { method: route.method, url, payload: JSON.stringify({ ...validBody(t, route, otherIds), padding: 'x'.repeat(3000) }), contentType: 'application/json' });
       expect(big.status, `${routeKey(route)}: ${big.text}`).toBe(413);
       const error = expectErrorShape(big);
       expect(error.code).toBe('PAYLOAD_TOO_LARGE');
       expect(error.details).toEqual({ limitBytes: 2048 });
       expect(await databaseFingerprint(other.database.db)).toBe(before);
 
-      const fits = await send(other, { method: route.method, url, payload: JSON.stringify({ ...validBody(route, otherIds), padding: 'x'.repeat(1000) }), contentType: 'application/json' });
+      const fits = await send(other, { method: route.method, url, payload: JSON.stringify({ ...validBody(t, route, otherIds), padding: 'x'.repeat(1000) }), contentType: 'application/json' });
       expect(fits.status, `${routeKey(route)}: ${fits.text}`).toBe(400);
       expect(expectErrorShape(fits).code).toBe('INVALID_INPUT');
       expect(fits.body.details.errors.map((e: { field: string }) => e.field)).toContain('padding');

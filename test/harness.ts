@@ -6,8 +6,10 @@ import { API_PREFIX, loadConfig, type Config } from '../packages/server/src/conf
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
 import { buildApp, type Container } from '../packages/server/src/app.js';
 import type { PlatformId } from '../packages/server/src/core/ids.js';
+import type { ModuleDefinition, ModuleFixtures } from '../packages/server/src/core/module.js';
 import type { RouteTable } from '../packages/server/src/http/route-table.js';
 import { checkConformance } from './conformance/hook.js';
+import { checkDeclaredError } from './declared-errors.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 
 /**
@@ -52,6 +54,8 @@ export interface TestPlatform {
 export interface TestApp {
   app: FastifyInstance;
   container: Container;
+  /** The app's modules' test fixtures, in module order (read by the sweeps in route-fixtures.ts). */
+  fixtures: ModuleFixtures[];
   routes: RouteTable;
   database: DatabaseHandle;
   config: Config;
@@ -82,6 +86,8 @@ export interface TestAppOptions {
    * that address, so hosted links point at the running app.
    */
   listen?: boolean;
+  /** The app's modules instead of modules/index.ts (tests of the module contract add their own). */
+  modules?: readonly ModuleDefinition[];
 }
 
 /** A loopback port nobody listens on right now. */
@@ -101,7 +107,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const database = await openTestDatabase();
   async function build(extraEnv: Record<string, string>) {
     const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', ...env, ...extraEnv });
-    return { config, ...(await buildApp({ config, db: database.db, databaseKind: database.kind })) };
+    return { config, ...(await buildApp({ config, db: database.db, databaseKind: database.kind, ...(options.modules ? { modules: options.modules } : {}) })) };
   }
   let built: Awaited<ReturnType<typeof build>>;
   let baseUrl: string | undefined;
@@ -140,10 +146,12 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   }
 
   const platform = await newPlatform();
+  const fixtures = await Promise.all(container.modules.map(async (module) => (module.fixtures ? module.fixtures() : {})));
 
   return {
     app,
     container,
+    fixtures,
     routes,
     database,
     config,
@@ -164,7 +172,9 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       } catch {
         parsed = undefined;
       }
-      await checkConformance({ method: response.raw.req.method ?? String(method), url: response.raw.req.url ?? path, status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), body: parsed });
+      const sent = { method: response.raw.req.method ?? String(method), url: response.raw.req.url ?? path };
+      checkDeclaredError(routes, sent, { status: response.statusCode, body: parsed });
+      await checkConformance({ ...sent, status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), body: parsed });
       return { status: response.statusCode, body: parsed, headers: response.headers, text: response.body };
     },
     async close() {

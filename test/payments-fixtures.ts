@@ -4,6 +4,7 @@ import { clabeCheckDigit } from '../packages/server/src/lib/account-numbers/clab
 import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
 import type { TransactionId } from '../packages/server/src/core/ids.js';
 import { checkConformance } from './conformance/hook.js';
+import { checkDeclaredError } from './declared-errors.js';
 
 /** Shared set-up for tests that move money across currencies: customers, funding, beneficiaries, settling. */
 
@@ -44,6 +45,7 @@ export function httpApi(t: TestApp): Api {
     } catch {
       parsed = undefined;
     }
+    checkDeclaredError(t.routes, { method, url: `/2025-10-13${path}` }, { status: response.status, body: parsed });
     await checkConformance({ method, url: `/2025-10-13${path}`, status: response.status, contentType: response.headers.get('content-type') ?? undefined, body: parsed });
     return { status: response.status, body: parsed, headers: Object.fromEntries(response.headers.entries()), text };
   };

@@ -56,23 +56,27 @@ export class ProcessTestBed {
     return dbUrl.toString();
   }
 
-  /** Starts `npm start`'s entry point with these credentials and waits (bounded) until it is healthy. */
-  async startServer(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  /**
+   * Starts `npm start`'s entry point with these credentials and waits (bounded) until it is healthy.
+   * `output()` is what it printed so far (the last `keep` characters; logs at LOG_LEVEL `logLevel`).
+   */
+  async startServer(env: Record<string, string>, options: { logLevel?: string; keep?: number } = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
-      env: { ...process.env, ...env, MONETA_MODE: 'sandbox', PORT: String(port), LOG_LEVEL: 'error', API_TOKEN_ID: this.credentials.clientId, API_CLIENT_SECRET: this.credentials.secret },
+      env: { ...process.env, ...env, MONETA_MODE: 'sandbox', PORT: String(port), LOG_LEVEL: options.logLevel ?? 'error', API_TOKEN_ID: this.credentials.clientId, API_CLIENT_SECRET: this.credentials.secret },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.children.push(child);
+    const keep = options.keep ?? 8000;
     let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-8000)));
-    child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-8000)));
+    child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
+    child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
     const base = `http://127.0.0.1:${port}`;
     // PGlite's first start can take a while on a loaded machine.
     for (let i = 0; i < 1200; i++) {
       if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
       try {
-        if ((await fetch(`${base}/health`)).status === 200) return { child, base };
+        if ((await fetch(`${base}/health`)).status === 200) return { child, base, output: () => output };
       } catch {
         // not listening yet
       }

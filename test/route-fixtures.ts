@@ -4,7 +4,6 @@ import type { Db } from '../packages/server/src/db/schema.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
 import type { FixtureResponse, ModuleFixtures } from '../packages/server/src/core/module.js';
-import { modules } from '../packages/server/src/modules/index.js';
 
 /**
  * What the cross-cutting sweeps (tenancy, bad input, idempotency) need to know about routes beyond
@@ -95,19 +94,21 @@ export function unknownId(idType: string): string {
 
 type BodyFixture = NonNullable<ModuleFixtures['bodies']>[string];
 
-/** Every module's test fixtures, in the module list's order (later modules build on earlier ones' resources). */
-const moduleFixtures: ModuleFixtures[] = await Promise.all(modules.map(async (module) => (module.fixtures ? module.fixtures() : {})));
-
 /**
- * A minimal valid body for each route that takes one, keyed by routeKey, gathered from the modules.
- * A function receives the calling platform's ids, for bodies that name a resource (those routes
- * are tenancy-swept too).
+ * A minimal valid body for the route, from its module's fixtures. A function receives the calling
+ * platform's ids, for bodies that name a resource (those routes are tenancy-swept too).
  */
-export const VALID_BODIES: Record<string, BodyFixture> = Object.assign({}, ...moduleFixtures.map((f) => f.bodies ?? {}));
+function bodyFixture(t: TestApp, route: RouteEntry): BodyFixture | undefined {
+  for (const fixtures of t.fixtures) {
+    const body = fixtures.bodies?.[routeKey(route)];
+    if (body) return body;
+  }
+  return undefined;
+}
 
 /** True when the route's valid body names one of the caller's resources. */
-export function bodyNamesResources(route: RouteEntry): boolean {
-  const fixture = VALID_BODIES[routeKey(route)];
+export function bodyNamesResources(t: TestApp, route: RouteEntry): boolean {
+  const fixture = bodyFixture(t, route);
   let named = false;
   if (typeof fixture === 'function') {
     fixture((idType) => {
@@ -118,8 +119,8 @@ export function bodyNamesResources(route: RouteEntry): boolean {
   return named;
 }
 
-export function validBody(route: RouteEntry, ids: Ids, fixtureHint = 'valid-body fixture'): Record<string, unknown> {
-  const fixture = VALID_BODIES[routeKey(route)];
+export function validBody(t: TestApp, route: RouteEntry, ids: Ids, fixtureHint = 'valid-body fixture'): Record<string, unknown> {
+  const fixture = bodyFixture(t, route);
   if (!fixture) throw new Error(`add a ${fixtureHint} for ${routeKey(route)} to the bodies of its module's fixtures.ts`);
   return typeof fixture === 'function' ? fixture((type, variant) => idFor(ids, type, variant ?? '', routeKey(route), fixtureHint)) : structuredClone(fixture);
 }
@@ -132,7 +133,7 @@ export async function createOneOfEach(t: TestApp, platform: TestPlatform, label:
     if (res.status >= 300) throw new Error(`fixtures for ${label}: ${method} ${path} answered ${res.status} ${res.text}`);
     return res;
   }
-  for (const fixtures of moduleFixtures) await fixtures.create?.({ call, ids, label });
+  for (const fixtures of t.fixtures) await fixtures.create?.({ call, ids, label });
   return ids;
 }
 

@@ -28,7 +28,7 @@ const RANK: Record<string, number> = { VIEW: 1, TRANSACT: 2, MANAGE: 3 };
 
 const apiRoutes = authenticatedRoutes(t);
 /** Routes that name a resource, in the path (`:customerId`) or in the body (`customerId`). */
-const routesWithIds = apiRoutes.filter((r) => pathParams(r.url).length > 0 || (r.hasBody && bodyNamesResources(r)));
+const routesWithIds = apiRoutes.filter((r) => pathParams(r.url).length > 0 || (r.hasBody && bodyNamesResources(t, r)));
 
 let platformA: TestPlatform;
 let platformB: TestPlatform;
@@ -45,7 +45,7 @@ beforeAll(async () => {
 const HINT = 'tenancy fixture';
 
 function bodyFor(route: RouteEntry, ids: Ids): unknown {
-  return route.hasBody ? validBody(route, ids, HINT) : undefined;
+  return route.hasBody ? validBody(t, route, ids, HINT) : undefined;
 }
 
 /** The same shape of ids, each replaced by a well-formed id of its type that names nothing. */

@@ -8,6 +8,8 @@ import { createContainer, type AppDeps, type Container } from './container.js';
 import { ping } from './db/database.js';
 import { createAuthenticator } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
+import { logError, logRequest } from './http/log-serializers.js';
 import { createChangeRunner } from './http/idempotency.js';
 import { RouteTable } from './http/route-table.js';
 import { createRoutes, type RouteConfig } from './http/routes.js';
@@ -16,7 +18,6 @@ import { validatorCompiler } from './http/validation.js';
 
 export { createContainer, type AppDeps, type Container } from './container.js';
 
-const HOSTED_TOKEN_IN_URL = /(\/hosted\/kyc\/)[^/?#]+/;
 /** Decorates the plugin scope whose routes pass through the authenticator (see the route table). */
 const AUTHENTICATED_SCOPE = 'monetaAuthenticatedScope';
 
@@ -35,21 +36,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers["service-wallet-signature"]', '*.clientSecret', '*.secret'], censor: '[redacted]' },
-      serializers: {
-        // Hosted links carry their secret in the path; never write it to a log.
-        req: (req: { method: string; url: string; ip?: string }) => ({
-          method: req.method,
-          url: req.url.replace(HOSTED_TOKEN_IN_URL, '$1[redacted]'),
-          remoteAddress: req.ip,
-        }),
-      },
+      serializers: { req: logRequest, err: logError },
     },
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => `Request:${uuidv7()}`,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

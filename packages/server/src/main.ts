@@ -58,9 +58,8 @@ async function main(): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'draining in-flight requests');
     try {
-      await app.close();
-      await container.jobs.stop();
-      await container.webhooks.stop();
+      // In-flight webhook requests are abandoned at once (and sent again later), not waited for.
+      await Promise.all([app.close(), container.jobs.stop(), container.webhooks.stop()]);
       await database.close();
       process.exit(0);
     } catch (error) {

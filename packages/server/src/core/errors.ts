@@ -6,7 +6,7 @@
  * OpenAPI document names every code a route can return.
  */
 
-/** The codes each status may carry. Statuses the spec gives no list for (413, 414, 415, 431) carry one code of ours. */
+/** The codes each status may carry. Statuses the spec gives no list for (408, 413, 414, 415, 431) carry one code of ours. */
 export const ERROR_CODES = {
   400: [
     'INVALID_INPUT',
@@ -78,6 +78,7 @@ export const ERROR_CODES = {
     'STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND',
   ],
   405: ['METHOD_NOT_ALLOWED'],
+  408: ['REQUEST_TIMEOUT'],
   409: [
     'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL',
     'TRANSACTION_NOT_CANCELLABLE',

@@ -58,6 +58,8 @@ export function deliveryHeaders(body: string, eventId: string, signing: Awaited<
 }
 
 export interface AttemptResult {
+  /** The process was stopping and gave up the request: not an attempt; the event is tried again later. */
+  abandoned?: boolean;
   url: string;
   statusCode: number | null;
   error: string | null;
@@ -96,6 +98,9 @@ export function createWebhookDeliverer(deps: {
   const waves = Math.max(1, Math.floor(leaseMs / (2 * timeoutMs)));
   const batchSize = Math.min(deps.batchSize ?? 64, concurrency * waves);
 
+  /** Aborted on stop: in-flight requests end at once instead of holding the shutdown up to their timeout. */
+  const stopping = new AbortController();
+
   async function claim(): Promise<EventRow[]> {
     const realNow = clock.realNow();
     const leaseUntil = new Date(realNow.getTime() + leaseMs);
@@ -133,12 +138,13 @@ export function createWebhookDeliverer(deps: {
         body,
         headers,
         redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]),
         ...(dispatcher ? { dispatcher } : {}),
       } as RequestInit);
       const text = await response.text().catch(() => '');
       return result({ statusCode: response.status, error: null, excerpt: text.slice(0, EXCERPT_CHARS), retryAfter: response.headers.get('retry-after') });
     } catch (error) {
+      if (stopping.signal.aborted) return { ...result({ statusCode: null, error: 'abandoned: the deliverer stopped', excerpt: null, retryAfter: null }), abandoned: true };
       const message = error instanceof Error ? (error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : (error.cause as Error | undefined)?.message ?? error.message) : 'request failed';
       return result({ statusCode: null, error: message.slice(0, 300), excerpt: null, retryAfter: null });
     } finally {
@@ -214,9 +220,19 @@ export function createWebhookDeliverer(deps: {
     return post(event.platform_id, url, event.body, event.id);
   }
 
+  /** Events whose request was abandoned on stop: their lease and the attempt they were counted are given back. */
+  async function release(events: EventRow[]): Promise<void> {
+    if (events.length === 0) return;
+    await db
+      .updateTable('events')
+      .set((eb) => ({ lease_until: null, attempts: eb('attempts', '-', 1) }))
+      .where('id', 'in', events.map((e) => e.id))
+      .execute();
+  }
+
   async function drain(): Promise<number> {
     let delivered = 0;
-    for (let round = 0; round < 1000; round++) {
+    for (let round = 0; round < 1000 && !stopping.signal.aborted; round++) {
       const batch = await claim();
       if (batch.length === 0) break;
       const sent = await Promise.all(
@@ -232,7 +248,9 @@ export function createWebhookDeliverer(deps: {
           }),
         ),
       );
-      const attempts = sent.filter((r): r is { event: EventRow; attempt: AttemptResult } => r !== undefined);
+      const tried = sent.filter((r): r is { event: EventRow; attempt: AttemptResult } => r !== undefined);
+      await release(tried.filter((r) => r.attempt.abandoned).map((r) => r.event));
+      const attempts = tried.filter((r) => !r.attempt.abandoned);
       const statuses = await record(attempts);
       attempts.forEach(({ event, attempt }, i) => {
         if (statuses[i] !== 'DELIVERED') poller.state.log?.info({ eventId: event.id, attempt: event.attempts, status: attempt.statusCode, error: attempt.error }, 'webhook not delivered');
@@ -248,7 +266,11 @@ export function createWebhookDeliverer(deps: {
     useLogger: poller.useLogger,
     runDue: poller.runDue,
     start: (intervalMs = 500) => poller.start(intervalMs),
-    stop: poller.stop,
+    /** Stops polling and abandons requests in flight (their events are released and sent again later). */
+    async stop(): Promise<void> {
+      stopping.abort();
+      await poller.stop();
+    },
 
     /**
      * Sends a TEST event at once and reports what the endpoint answered. Recorded like any event,

@@ -46,7 +46,7 @@ export function createIncomingPaymentService({ ledger, transactions }: { ledger:
     /** A bank transfer that quotes a funding reference in its memo lands in the account that issued it. */
     async bankTransferByReference(uow: UnitOfWork, input: { reference: string; amount: bigint; currency?: string | undefined; senderName?: string | undefined }): Promise<TransactionView> {
       const account = await ledger.findByReference(uow.tx, uow.platformId, input.reference);
-      if (!account) throw referenceNotKnown(input.reference);
+      if (!account) throw referenceNotKnown();
       if (input.currency && input.currency !== account.currency) throw referenceCurrencyMismatch(account.currency, input.currency);
       const description = input.senderName ? `Bank transfer from ${input.senderName}` : 'Bank transfer';
       return (await receive(uow, account, { amount: input.amount, reference: input.reference, description })).transaction;

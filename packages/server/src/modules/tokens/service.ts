@@ -47,10 +47,16 @@ function view(row: TokenRow, clientSecret?: string): ApiTokenView {
 }
 
 interface CachedCredential {
-  auth: AuthContext;
+  /** Undefined for an id no live token has (remembered too, so unknown ids cost what known ones do). */
+  auth: AuthContext | undefined;
   secretHash: string;
   cachedAt: number;
 }
+
+/** What a client id can look like: printable ASCII without spaces or colons (API_TOKEN_ID's rule), or `ApiToken:<uuid>`. */
+const CLIENT_ID = /^(?:ApiToken:)?[\x21-\x39\x3b-\x7e]{1,255}$/;
+/** The hash an unknown id is compared against: no secret hashes to it. */
+const NO_TOKEN_HASH = '0'.repeat(64);
 
 const CACHE_LIMIT = 10_000;
 
@@ -80,6 +86,9 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
       .insertInto('api_tokens')
       .values({ ...row, permissions: JSON.stringify(row.permissions), secret_hash: hashSecret(secret) })
       .execute();
+    // This process may remember either name as unknown.
+    cache.delete(row.client_id);
+    cache.delete(id);
     return view(row, secret);
   }
 
@@ -128,26 +137,34 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
       cache.clear();
     },
 
-    /** The caller behind a client id (or token id) and secret, or undefined when they do not match a live token. */
+    /**
+     * The caller behind a client id (or token id) and secret, or undefined when they do not match a
+     * live token. An unknown id costs what a known one with the wrong secret does (a cached lookup,
+     * then a hash comparison), so timing does not tell an attacker which ids exist; an id no token
+     * could have (control characters, too long) is unknown without a query.
+     */
     async verify(user: string, secret: string): Promise<AuthContext | undefined> {
       const cached = cache.get(user);
-      if (cached && Date.now() - cached.cachedAt < cacheTtlMs) {
-        return secretMatches(secret, cached.secretHash) ? cached.auth : undefined;
+      let credential: CachedCredential | undefined = cached && Date.now() - cached.cachedAt < cacheTtlMs ? cached : undefined;
+      if (!credential) {
+        const row = CLIENT_ID.test(user)
+          ? await db
+              .selectFrom('api_tokens')
+              .select(['id', 'platform_id', 'permissions', 'secret_hash'])
+              .where(user.startsWith('ApiToken:') ? 'id' : 'client_id', '=', user as ApiTokenId)
+              .where('revoked_at', 'is', null)
+              .executeTakeFirst()
+          : undefined;
+        credential = row
+          ? { auth: { platformId: row.platform_id, tokenId: row.id, permissions: row.permissions }, secretHash: row.secret_hash, cachedAt: Date.now() }
+          : { auth: undefined, secretHash: NO_TOKEN_HASH, cachedAt: Date.now() };
+        if (CLIENT_ID.test(user)) {
+          if (cache.size >= CACHE_LIMIT) cache.clear();
+          cache.set(user, credential);
+        }
       }
-      const row = await db
-        .selectFrom('api_tokens')
-        .select(['id', 'platform_id', 'permissions', 'secret_hash'])
-        .where(user.startsWith('ApiToken:') ? 'id' : 'client_id', '=', user as ApiTokenId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (!row) {
-        cache.delete(user);
-        return undefined;
-      }
-      const auth: AuthContext = { platformId: row.platform_id, tokenId: row.id, permissions: row.permissions };
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(user, { auth, secretHash: row.secret_hash, cachedAt: Date.now() });
-      return secretMatches(secret, row.secret_hash) ? auth : undefined;
+      const matches = secretMatches(secret, credential.secretHash);
+      return matches && credential.auth ? credential.auth : undefined;
     },
 
     forgetCachedCredentials(): void {
