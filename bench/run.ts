@@ -912,8 +912,8 @@ async function openPostgresRaw(url: string, accounts: MoneyAccount[]): Promise<R
     max: SERVER_POOL_SIZE,
     // The server's parsers: BIGINT as bigint.
     types: {
-      getTypeParser: ((oid: number, format?: string) =>
-        oid === 20 ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      getTypeParser: ((oid: number, format?: string): unknown =>
+        oid === 20 ? (value: string) => BigInt(value) : (pg.types.getTypeParser(oid, format as 'text') as unknown)) as typeof pg.types.getTypeParser,
     },
   });
   // A dropped database (Ctrl-C) cuts connections, idle or checked out; neither may take the bench down.

@@ -4,9 +4,13 @@
  *
  * Precedence (shared/reference/README.md): interface.md wins where it speaks; where it names a
  * thing differently we serve the spec's name and keep accepting the reference's. The hook turns
- * every entry below into an *addition* to the reference schemas (an enum gains the spec's value, a
- * discriminator mapping gains the spec's key), never into a relaxation, so the reference's own name
- * stays valid and everything else stays as strict as the reference says.
+ * almost every entry below into an *addition* to the reference schemas (an enum gains the spec's
+ * value or one of our extension values, a discriminator mapping gains a key), so the reference's
+ * own names stay valid and everything else stays as strict as the reference says.
+ *
+ * The exceptions are listed as such, each with its reason: RELAXATIONS (a schema made less strict)
+ * and CROSS_CUTTING_STATUSES (an error status an operation does not document, whose body is still
+ * checked against the reference's Error<status> schema and the codes listed here).
  *
  * Add a line here, with its reason, when a difference is deliberate; fix the server otherwise.
  */
@@ -22,6 +26,78 @@ export const VALUE_ALIASES: readonly ValueAlias[] = [
   { reference: 'USD_ACCOUNT', spec: 'US_ACCOUNT', reason: 'interface.md names the US bank account type (funding instructions) US_ACCOUNT' },
   { reference: 'MXN_ACCOUNT', spec: 'CLABE', reason: 'interface.md names the Mexican bank account type (external accounts) CLABE' },
   // The spec's other account types (SPARK_WALLET, SOLANA_WALLET) have the same names in the reference.
+  // Every other external account type is answered with the reference's name (EUR_ACCOUNT, not IBAN).
+];
+
+/**
+ * Values we serve that the reference's enum at one place lacks: not renamings (see VALUE_ALIASES)
+ * but values of our own. `at` is the JSON pointer, in the reference document, of the schema that
+ * holds (or `$ref`s, directly or through `allOf`) the enum; only that place gains the values, so
+ * the same enum elsewhere stays as the reference says.
+ */
+export interface EnumExtension {
+  at: string;
+  values: readonly string[];
+  reason: string;
+}
+
+export const ENUM_EXTENSIONS: readonly EnumExtension[] = [
+  {
+    at: '#/components/schemas/ExchangeRate/properties/destinationPaymentRail',
+    values: ['LIGHTNING', 'SOLANA', 'SPARK'],
+    reason:
+      "the reference lists crypto destination currencies (BTC, USDC, USDB) but its PaymentRail enum is fiat-only, while destinationPaymentRail is required: a crypto corridor names the network it pays out on, in the reference's own network names (its crypto-network examples: SOLANA, SPARK, LIGHTNING)",
+  },
+  {
+    at: '#/components/schemas/KycLinkResponse/properties/provider',
+    values: ['MONETA_SANDBOX', 'MANUAL_REVIEW'],
+    reason:
+      'KycProvider lists only SUMSUB; our links are served by our sandbox provider or by manual review, not by Sumsub, and answering SUMSUB would tell platforms to embed an SDK that cannot open them',
+  },
+];
+
+/**
+ * Discriminated unions (`oneOf` + `discriminator` at `at`) that gain a branch the reference does
+ * not have: when the tag is `value`, the body must match `schema` (a JSON Schema whose `$ref`s
+ * point into the reference document).
+ */
+export interface BranchExtension {
+  at: string;
+  value: string;
+  schema: Record<string, unknown>;
+  reason: string;
+}
+
+export const BRANCH_EXTENSIONS: readonly BranchExtension[] = [
+  {
+    at: '#/components/schemas/ExternalAccountInfoOneOf',
+    value: 'BITCOIN_L1',
+    schema: { type: 'object', required: ['accountType', 'address'], properties: { accountType: { type: 'string', enum: ['BITCOIN_L1'] }, address: { type: 'string' } } },
+    reason:
+      "on-chain Bitcoin external accounts, which the reference does not have; BITCOIN_L1 is the reference's name for such an account elsewhere (PaymentAccountType), and the shape is that of its other wallet types ({accountType, address})",
+  },
+];
+
+/**
+ * Where we are knowingly less strict than the reference: `at` is the schema's JSON pointer;
+ * `optional` are properties it requires that we may leave out, and `together` (when true) keeps
+ * them all-or-none, so a body with only some of them is still a violation.
+ */
+export interface Relaxation {
+  at: string;
+  optional: readonly string[];
+  together?: boolean;
+  reason: string;
+}
+
+export const RELAXATIONS: readonly Relaxation[] = [
+  {
+    at: '#/components/schemas/Transaction',
+    optional: ['customerId', 'platformCustomerId'],
+    together: true,
+    reason:
+      "a platform-own transaction (the platform paying or being paid from its own internal account) has no customer, so it has no customerId or platformCustomerId to give; any transaction with a customer carries both",
+  },
 ];
 
 /**
@@ -95,11 +171,63 @@ export const EXTENSIONS: readonly Extension[] = [
 ];
 
 /**
+ * Not differences of the product: routes that exist only in tests, served by the fixture modules
+ * test/module-contract.test.ts adds to the app (test/fixtures/tips-module.ts and its probe
+ * module) to prove the module contract. Checked like EXTENSIONS (error shape only).
+ */
+export const TEST_ONLY_ROUTES: readonly Extension[] = [
+  { methods: ['POST'], path: '/tips', reason: 'test/fixtures/tips-module.ts, the module the module-contract tests add' },
+  { methods: ['PATCH', 'GET'], path: '/probe/*', reason: "module-contract.test.ts's probe module (a signed PATCH, a route raising an undeclared error)" },
+];
+
+/**
  * Statuses the HTTP layer answers for any route (wrong method, body too large, URI too long,
  * unsupported media type, headers too large): when an operation does not document them, only the
  * error shape is checked.
  */
 export const FRAMEWORK_STATUSES: readonly number[] = [405, 413, 414, 415, 431];
+
+/**
+ * Error statuses every authenticated operation may answer (every reference operation whose
+ * `security` is not empty), whether or not it documents them. When the operation does document
+ * the status its own schema applies; otherwise the body must match the reference's
+ * `#/components/schemas/Error<status>` (so the code is one of the reference's for that status) and,
+ * when `codes` is given, have one of those codes.
+ */
+export interface CrossCuttingStatus {
+  status: number;
+  codes?: readonly string[];
+  reason: string;
+}
+
+export const CROSS_CUTTING_STATUSES: readonly CrossCuttingStatus[] = [
+  {
+    status: 400,
+    codes: ['INVALID_INPUT', 'INVALID_REQUEST_FORMAT'],
+    reason: 'every request is validated against its route schema (body, query and path, including malformed path ids) before it reaches an operation, whatever the operation documents',
+  },
+  {
+    status: 403,
+    codes: ['FORBIDDEN', 'USER_NOT_READY'],
+    reason:
+      'API tokens carry VIEW/TRANSACT/MANAGE permissions, checked on every route (FORBIDDEN); money moves for a customer whose KYC is not APPROVED are refused (USER_NOT_READY). The reference documents 403 on only some operations',
+  },
+  {
+    status: 404,
+    reason: 'an id in the path or the body that names nothing of this platform (another platform\'s ids included) is not found, on every operation that takes one',
+  },
+  {
+    status: 409,
+    codes: ['CONFLICT'],
+    reason:
+      'the Idempotency-Key layer answers 409 CONFLICT on every mutating route (a key reused with another request, or still in progress), and state conflicts are 409 CONFLICT with details.reason (for example QUOTE_EXPIRED on POST /sandbox/send)',
+  },
+  {
+    status: 410,
+    codes: ['CUSTOMER_DELETED'],
+    reason: 'every route that names a deleted customer (path, body or query) answers 410 CUSTOMER_DELETED, not only DELETE /customers/{customerId}',
+  },
+];
 
 /**
  * A path no route serves is fine when the answer is a 404 (the router's "no such route"; its code is

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXTENSIONS, PATH_ALIASES, VALUE_ALIASES } from './aliases.js';
-import { checkConformance, type ReportLine } from './hook.js';
+import { CROSS_CUTTING_STATUSES, ENUM_EXTENSIONS, EXTENSIONS, PATH_ALIASES, RELAXATIONS, TEST_ONLY_ROUTES, VALUE_ALIASES } from './aliases.js';
+import { checkConformance, conformanceMode, type ReportLine } from './hook.js';
 import { checkResponse, formatViolation, matchRoute, referenceOperations, type ResponseSample, type Violation } from './reference.js';
 
 // The checker on its own: every body here is written by hand, no server involved.
@@ -58,7 +58,7 @@ describe('reference loading', () => {
     for (const alias of PATH_ALIASES) {
       expect(matchRoute(alias.method, `/2025-10-13${alias.specPath}`)).toEqual({ kind: 'reference', operation: `${alias.method} ${alias.referencePath}`, alias: `${alias.method} ${alias.specPath}` });
     }
-    for (const extension of EXTENSIONS) {
+    for (const extension of [...EXTENSIONS, ...TEST_ONLY_ROUTES]) {
       const path = extension.path.replace(/\{[^}]+\}/g, 'X:1').replace(/\*$/, 'x');
       for (const method of extension.methods) expect(matchRoute(method, extension.root ? path : `/2025-10-13${path}`).kind, `${method} ${path}`).toBe('extension');
     }
@@ -130,6 +130,80 @@ describe('checkResponse', () => {
     expect(v).toMatchObject({ operation: 'GET /customers/internal-accounts', pointer: '/hasMore', keyword: 'type' });
   });
 
+  it('allows an extension value only where ENUM_EXTENSIONS puts it', () => {
+    const usd = { code: 'USD', name: 'US Dollar', symbol: '$', decimals: 2 };
+    const rate = (destinationPaymentRail: string) => ({
+      sourceCurrency: usd,
+      destinationCurrency: { code: 'BTC', name: 'Bitcoin', symbol: '₿', decimals: 8 },
+      destinationPaymentRail,
+      sendingAmount: 10_000,
+      minSendingAmount: 100,
+      maxSendingAmount: 1_000_000,
+      receivingAmount: 12_345,
+      exchangeRate: 1.2345,
+      fees: { fixed: 10, total: 10 },
+      updatedAt: NOW,
+    });
+    for (const rail of ['LIGHTNING', 'SOLANA', 'SPARK', 'SEPA_INSTANT']) {
+      expect(checkResponse(sample('GET', '/exchange-rates', 200, { data: [rate(rail)] })), rail).toEqual([]);
+    }
+    const v = only(checkResponse(sample('GET', '/exchange-rates', 200, { data: [rate('CARRIER_PIGEON')] })));
+    expect(v).toMatchObject({ pointer: '/data/0/destinationPaymentRail', keyword: 'enum', schemaPath: '#/components/schemas/ExchangeRate/properties/destinationPaymentRail' });
+    // The shared PaymentRail enum is untouched elsewhere: an external account's rails are still the reference's.
+    expect(only(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'MXN_ACCOUNT', ...clabe, paymentRails: ['SOLANA'] }))))).toMatchObject({ keyword: 'enum' });
+
+    const link = (provider: string) => ({ kycUrl: 'https://moneta.test/hosted/kyc/x', expiresAt: NOW, provider });
+    for (const provider of ['SUMSUB', 'MONETA_SANDBOX', 'MANUAL_REVIEW']) {
+      expect(checkResponse(sample('POST', '/customers/Customer:1/kyc-link', 201, link(provider))), provider).toEqual([]);
+    }
+    expect(only(checkResponse(sample('POST', '/customers/Customer:1/kyc-link', 201, link('ONFIDO'))))).toMatchObject({ pointer: '/provider', keyword: 'enum' });
+    expect(ENUM_EXTENSIONS.every((e) => e.reason.length > 20)).toBe(true);
+  });
+
+  it('checks a BRANCH_EXTENSIONS branch by its own schema', () => {
+    const address = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+    expect(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'BITCOIN_L1', address }, 'BTC')))).toEqual([]);
+    expect(only(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'BITCOIN_L1' }, 'BTC'))))).toMatchObject({ pointer: '/accountInfo/address', keyword: 'required' });
+    expect(only(checkResponse(sample('POST', '/customers/external-accounts', 201, externalAccount({ accountType: 'BITCOIN_WALLET', address }, 'BTC'))))).toMatchObject({ pointer: '/accountInfo/accountType', keyword: 'enum' });
+  });
+
+  it('applies RELAXATIONS as declared, and no further: a platform-own transaction has neither customer id', () => {
+    const transaction = {
+      id: 'Transaction:019542f5-b3e7-1d02-0000-000000000004',
+      status: 'COMPLETED',
+      type: 'OUTGOING',
+      direction: 'DEBIT',
+      source: { sourceType: 'ACCOUNT', accountId: 'InternalAccount:019542f5-b3e7-1d02-0000-000000000002', currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: 'ExternalAccount:019542f5-b3e7-1d02-0000-000000000003', currency: 'USD' },
+      sentAmount: { amount: 1000, currency: { code: 'USD', name: 'US Dollar', symbol: '$', decimals: 2 } },
+      createdAt: NOW,
+      updatedAt: NOW,
+    };
+    const withCustomer = { ...transaction, customerId: 'Customer:019542f5-b3e7-1d02-0000-000000000001', platformCustomerId: 'cust-1' };
+    expect(checkResponse(sample('GET', '/transactions/Transaction:1', 200, withCustomer)).map(formatViolation)).toEqual([]);
+    expect(checkResponse(sample('GET', '/transactions/Transaction:1', 200, transaction)).map(formatViolation)).toEqual([]);
+    const { platformCustomerId: _, ...half } = withCustomer;
+    expect(only(checkResponse(sample('GET', '/transactions/Transaction:1', 200, half)))).toMatchObject({ keyword: 'dependentRequired', schemaPath: '#/components/schemas/Transaction' });
+    expect(RELAXATIONS.map((r) => r.at)).toEqual(['#/components/schemas/Transaction']);
+  });
+
+  it("checks a cross-cutting status against the reference's Error<status> and the declared codes", () => {
+    // GET /tokens documents 400, 401 and 500 only.
+    expect(checkResponse(sample('GET', '/tokens', 403, { status: 403, code: 'FORBIDDEN', message: 'needs MANAGE' }))).toEqual([]);
+    expect(checkResponse(sample('PATCH', '/config', 409, { status: 409, code: 'CONFLICT', message: 'key reused', details: { reason: 'IDEMPOTENCY_KEY_REUSED' } }))).toEqual([]);
+    expect(checkResponse(sample('GET', '/customers/Customer:1', 410, { status: 410, code: 'CUSTOMER_DELETED', message: 'gone' }))).toEqual([]);
+    expect(checkResponse(sample('GET', '/customers/Customer:1', 400, { status: 400, code: 'INVALID_INPUT', message: 'bad id' }))).toEqual([]);
+    expect(checkResponse(sample('POST', '/quotes', 404, { status: 404, code: 'REFERENCE_NOT_FOUND', message: 'no account' }))).toEqual([]);
+    // A code of the reference's Error403 that is not declared cross-cutting, and one that is not the reference's at all.
+    expect(only(checkResponse(sample('GET', '/tokens', 403, { status: 403, code: 'VELOCITY_LIMIT_EXCEEDED', message: 'x' })))).toMatchObject({ pointer: '/code', keyword: 'enum', schemaPath: 'aliases.ts CROSS_CUTTING_STATUSES 403' });
+    expect(only(checkResponse(sample('GET', '/tokens', 403, { status: 403, code: 'NOPE', message: 'x' })))).toMatchObject({ pointer: '/code', keyword: 'enum', schemaPath: '#/components/schemas/Error403/properties/code' });
+    expect(only(checkResponse(sample('GET', '/tokens', 403, { status: 404, code: 'FORBIDDEN', message: 'x' })))).toMatchObject({ pointer: '/status' });
+    // Not declared cross-cutting (422), and not on an operation without credentials.
+    expect(only(checkResponse(sample('GET', '/tokens', 422, { status: 422, code: 'INVALID_INPUT', message: 'x' })))).toMatchObject({ rule: 'undocumented-status' });
+    expect(only(checkResponse(sample('POST', '/agents/device-codes/ABCD/redeem', 403, { status: 403, code: 'FORBIDDEN', message: 'x' })))).toMatchObject({ rule: 'undocumented-status' });
+    expect(CROSS_CUTTING_STATUSES.map((c) => c.status)).toEqual([400, 403, 404, 409, 410]);
+  });
+
   it('reports an undocumented status', () => {
     const v = only(checkResponse(sample('GET', '/cards/Card:1', 201, card())));
     expect(v).toMatchObject({ rule: 'undocumented-status', operation: 'GET /cards/{id}', status: 201 });
@@ -180,6 +254,17 @@ describe('checkConformance modes', () => {
     }
   });
   const bad = sample('GET', '/cards/Card:1', 200, card({ state: 'MELTED' }));
+
+  it('enforces by default; off and report stay available', () => {
+    delete process.env.MONETA_CONFORMANCE;
+    expect(conformanceMode()).toBe('enforce');
+    for (const [value, mode] of [['', 'enforce'], ['off', 'off'], ['0', 'off'], ['Report', 'report'], ['enforce', 'enforce']] as const) {
+      process.env.MONETA_CONFORMANCE = value;
+      expect(conformanceMode(), value).toBe(mode);
+    }
+    process.env.MONETA_CONFORMANCE = 'loud';
+    expect(() => conformanceMode()).toThrow(/off, report or enforce/);
+  });
 
   it('off does nothing', async () => {
     process.env.MONETA_CONFORMANCE = 'off';

@@ -1,11 +1,12 @@
 /**
  * The test hook: every response a test helper receives goes through `checkConformance`.
  *
- *   MONETA_CONFORMANCE=off      (default) nothing is loaded or checked
+ *   MONETA_CONFORMANCE=enforce  (default) the call throws, listing the violations, so the test
+ *                               fails there
  *   MONETA_CONFORMANCE=report   each violation is appended as one JSON line to
  *                               MONETA_CONFORMANCE_REPORT (default /tmp/moneta-conformance.jsonl);
  *                               so is, once per process, each (operation, status) seen
- *   MONETA_CONFORMANCE=enforce  the call throws, listing the violations, so the test fails there
+ *   MONETA_CONFORMANCE=off      nothing is loaded or checked
  *
  * Summarise a report with `npx tsx test/conformance/summarize.ts [report.jsonl] [out.md]`.
  */
@@ -16,8 +17,9 @@ import type { ResponseSample, Violation } from './reference.js';
 export type ConformanceMode = 'off' | 'report' | 'enforce';
 
 export function conformanceMode(): ConformanceMode {
-  const value = (process.env.MONETA_CONFORMANCE ?? 'off').trim().toLowerCase();
-  if (value === '' || value === 'off' || value === '0' || value === 'false') return 'off';
+  const value = (process.env.MONETA_CONFORMANCE ?? '').trim().toLowerCase();
+  if (value === '') return 'enforce';
+  if (value === 'off' || value === '0' || value === 'false') return 'off';
   if (value === 'report' || value === 'enforce') return value;
   throw new Error(`MONETA_CONFORMANCE must be off, report or enforce (got "${value}")`);
 }

@@ -13,7 +13,19 @@ import { parse } from 'yaml';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import FindMyWay from 'find-my-way';
-import { EXTENSIONS, FRAMEWORK_STATUSES, NO_ROUTE_STATUS, PATH_ALIASES, PRODUCT_NAME_RULE, VALUE_ALIASES } from './aliases.js';
+import {
+  BRANCH_EXTENSIONS,
+  CROSS_CUTTING_STATUSES,
+  ENUM_EXTENSIONS,
+  EXTENSIONS,
+  FRAMEWORK_STATUSES,
+  NO_ROUTE_STATUS,
+  PATH_ALIASES,
+  PRODUCT_NAME_RULE,
+  RELAXATIONS,
+  TEST_ONLY_ROUTES,
+  VALUE_ALIASES,
+} from './aliases.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -77,6 +89,8 @@ interface Operation {
   key: string;
   responses: Record<string, ResponseObject>;
   validators: Map<string, ValidateFunction | null>;
+  /** Whether the operation requires credentials (its `security`, else the document's, is not empty). */
+  secured: boolean;
 }
 
 interface Reference {
@@ -85,6 +99,8 @@ interface Reference {
   operations: Map<string, Operation>;
   /** Where each schema object sits in the reference document (objects the transform created included). */
   origin: WeakMap<object, string>;
+  /** The validator of each cross-cutting status's `Error<status>` schema, compiled on first use. */
+  errorValidators: Map<number, ValidateFunction>;
   apiRouter: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
   rootRouter: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
 }
@@ -186,6 +202,82 @@ function rewriteDiscriminator(node: Json, pointer: string, origin: WeakMap<objec
   node.allOf = [...(Array.isArray(node.allOf) ? (node.allOf as unknown[]) : []), selector, ...branches];
 }
 
+/** The node a `#/...` JSON pointer names in the document (undefined when there is none). */
+function resolvePointer(doc: Json, pointer: string): unknown {
+  if (!pointer.startsWith('#/')) return undefined;
+  let node: unknown = doc;
+  for (const raw of pointer.slice(2).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (isObject(node)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+/** The enum a schema holds, directly or through a `$ref` or an `allOf` member (undefined when none). */
+function enumOf(doc: Json, schema: unknown, depth = 0): unknown[] | undefined {
+  if (!isObject(schema) || depth > 8) return undefined;
+  if (Array.isArray(schema.enum)) return schema.enum as unknown[];
+  if (typeof schema.$ref === 'string') return enumOf(doc, resolvePointer(doc, schema.$ref), depth + 1);
+  if (Array.isArray(schema.allOf)) {
+    for (const member of schema.allOf as unknown[]) {
+      const found = enumOf(doc, member, depth + 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Applies aliases.ts's ENUM_EXTENSIONS, BRANCH_EXTENSIONS and RELAXATIONS to the raw document,
+ * each at its own place only. A stale entry (its place or its enum, union or property is gone) is
+ * an error, not a silent no-op.
+ */
+function applyDeclaredDifferences(doc: Json, file: string): void {
+  for (const extension of ENUM_EXTENSIONS) {
+    const node = resolvePointer(doc, extension.at);
+    const values = isObject(node) ? enumOf(doc, node) : undefined;
+    if (!isObject(node) || !values) throw new Error(`aliases.ts: ENUM_EXTENSIONS ${extension.at} is not an enum in ${file}`);
+    const merged = [...values, ...extension.values.filter((value) => !values.includes(value))];
+    if (Array.isArray(node.enum)) {
+      node.enum = merged;
+    } else {
+      // The enum sits behind a $ref shared with other places: this place gets its own copy.
+      const type = typeof values[0] === 'string' ? 'string' : undefined;
+      for (const key of ['$ref', 'allOf']) delete node[key];
+      Object.assign(node, { ...(type ? { type } : {}), enum: merged });
+    }
+  }
+  const components = doc.components as Json;
+  const schemas = (components.schemas ??= {}) as Json;
+  for (const branch of BRANCH_EXTENSIONS) {
+    const node = resolvePointer(doc, branch.at);
+    const discriminator = isObject(node) ? node.discriminator : undefined;
+    if (!isObject(node) || !Array.isArray(node.oneOf) || !isObject(discriminator) || !isObject(discriminator.mapping)) {
+      throw new Error(`aliases.ts: BRANCH_EXTENSIONS ${branch.at} is not a oneOf with a discriminator mapping in ${file}`);
+    }
+    if (branch.value in discriminator.mapping) throw new Error(`aliases.ts: BRANCH_EXTENSIONS ${branch.at} already has ${branch.value}`);
+    const name = `MonetaExtension_${branch.at.slice(branch.at.lastIndexOf('/') + 1)}_${branch.value}`;
+    schemas[name] = branch.schema;
+    const ref = `#/components/schemas/${name}`;
+    discriminator.mapping[branch.value] = ref;
+    (node.oneOf as unknown[]).push({ $ref: ref });
+  }
+  for (const relaxation of RELAXATIONS) {
+    const node = resolvePointer(doc, relaxation.at);
+    const required = isObject(node) && Array.isArray(node.required) ? (node.required as unknown[]) : undefined;
+    const missing = relaxation.optional.filter((property) => !required?.includes(property));
+    if (!isObject(node) || !required || missing.length > 0) throw new Error(`aliases.ts: RELAXATIONS ${relaxation.at} does not require ${missing.join(', ') || 'anything'} in ${file}`);
+    node.required = required.filter((property) => !relaxation.optional.includes(property as string));
+    if (relaxation.together) {
+      const dependent = (isObject(node.dependentRequired) ? node.dependentRequired : {}) as Record<string, string[]>;
+      for (const property of relaxation.optional) dependent[property] = relaxation.optional.filter((other) => other !== property);
+      node.dependentRequired = dependent;
+    }
+  }
+}
+
 /** `#/...` references made absolute, so schemas outside the document resolve against it. */
 function absolutize(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(absolutize);
@@ -203,6 +295,7 @@ function loadReference(): Reference {
   const file = referenceFile();
   const doc = parse(readFileSync(file, 'utf8')) as Json;
   if (!isObject(doc.paths) || !isObject(doc.components)) throw new Error(`${file} is not an OpenAPI document`);
+  applyDeclaredDifferences(doc, file);
   const origin = new WeakMap<object, string>();
   const applied = new Set<string>();
   for (const section of ['components', 'paths', 'webhooks'] as const) {
@@ -229,6 +322,7 @@ function loadReference(): Reference {
   ajv.addSchema({ $id: REF_ID, components: doc.components }, REF_ID);
 
   const operations = new Map<string, Operation>();
+  const documentSecured = Array.isArray(doc.security) && doc.security.length > 0;
   const apiRouter = FindMyWay();
   const rootRouter = FindMyWay();
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -237,7 +331,8 @@ function loadReference(): Reference {
       const op = item[method];
       if (!isObject(op)) continue;
       const key = `${method.toUpperCase()} ${path}`;
-      operations.set(key, { key, responses: (isObject(op.responses) ? op.responses : {}) as Record<string, ResponseObject>, validators: new Map() });
+      const secured = Array.isArray(op.security) ? op.security.length > 0 : documentSecured;
+      operations.set(key, { key, responses: (isObject(op.responses) ? op.responses : {}) as Record<string, ResponseObject>, validators: new Map(), secured });
       apiRouter.on(method.toUpperCase() as 'GET', toRouterPath(path), () => undefined, { operation: key });
     }
   }
@@ -246,13 +341,19 @@ function loadReference(): Reference {
     if (!operations.has(key)) throw new Error(`aliases.ts: ${key} is not a reference operation`);
     apiRouter.on(alias.method as 'GET', toRouterPath(alias.specPath), () => undefined, { operation: key, alias: `${alias.method} ${alias.specPath}` });
   }
-  for (const extension of EXTENSIONS) {
+  for (const extension of [...EXTENSIONS, ...TEST_ONLY_ROUTES]) {
     const router = extension.root ? rootRouter : apiRouter;
     for (const method of extension.methods) {
       router.on(method as 'GET', toRouterPath(extension.path), () => undefined, { extension: `${method} ${extension.root ? '' : API_PREFIX}${extension.path}` });
     }
   }
-  return { doc, ajv, operations, origin, apiRouter, rootRouter };
+  const schemas = doc.components.schemas;
+  for (const { status } of CROSS_CUTTING_STATUSES) {
+    if (!isObject(schemas) || !isObject(schemas[`Error${status}`])) {
+      throw new Error(`aliases.ts: CROSS_CUTTING_STATUSES ${status} has no Error${status} schema in ${file}`);
+    }
+  }
+  return { doc, ajv, operations, origin, errorValidators: new Map(), apiRouter, rootRouter };
 }
 
 /** The parsed, alias-extended reference (loaded once per process). */
@@ -401,6 +502,30 @@ function schemaViolations(ref: Reference, operation: string, status: number, val
   return out;
 }
 
+/** A cross-cutting status (aliases.ts) the operation does not document: the reference's Error<status>, and the listed codes. */
+function crossCuttingViolations(ref: Reference, operation: string, status: number, codes: readonly string[] | undefined, body: unknown): Violation[] {
+  let validate = ref.errorValidators.get(status);
+  if (!validate) {
+    validate = ref.ajv.compile({ $ref: `${REF_ID}#/components/schemas/Error${status}` });
+    ref.errorValidators.set(status, validate);
+  }
+  const violations = schemaViolations(ref, operation, status, validate, body);
+  const code = isObject(body) ? body.code : undefined;
+  if (codes && typeof code === 'string' && !codes.includes(code) && !violations.some((v) => v.pointer === '/code')) {
+    violations.push({
+      rule: 'schema',
+      operation,
+      status,
+      pointer: '/code',
+      keyword: 'enum',
+      schemaPath: `aliases.ts CROSS_CUTTING_STATUSES ${status}`,
+      message: `value ${preview(code)} is not one of the codes declared for a cross-cutting ${status}: ${codes.join(', ')}`,
+      value: preview(code),
+    });
+  }
+  return violations;
+}
+
 function shapeViolations(route: string, status: number, body: unknown): Violation[] {
   return errorShapeProblems(body, status).map((p) => ({ rule: 'error-shape', operation: route, status, pointer: p.pointer, keyword: 'error-shape', schemaPath: '', message: p.message }));
 }
@@ -447,6 +572,8 @@ export function inspectResponse(sample: ResponseSample): { route: RouteMatch; vi
   const documented = documentedResponse(op, status);
   if (!documented) {
     if (FRAMEWORK_STATUSES.includes(status)) return { route, violations: hasJson ? shapeViolations(route.operation, status, sample.body) : [] };
+    const crossCutting = op.secured ? CROSS_CUTTING_STATUSES.find((c) => c.status === status) : undefined;
+    if (crossCutting) return { route, violations: hasJson ? crossCuttingViolations(ref, route.operation, status, crossCutting.codes, sample.body) : [] };
     violations.push({
       rule: 'undocumented-status',
       operation: route.operation,

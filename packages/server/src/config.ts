@@ -118,7 +118,7 @@ function readRatesFile(path: string): Record<string, string> {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError('FX_RATES_FILE must hold a JSON object of currency code to rate per USD');
   const rates: Record<string, string> = {};
-  for (const [code, value] of Object.entries(parsed)) {
+  for (const [code, value] of Object.entries(parsed as Record<string, unknown>)) {
     const text = typeof value === 'number' ? String(value) : value;
     if (!CURRENCY_CODES.includes(code)) throw new ConfigError(`FX_RATES_FILE: unknown currency ${code} (known: ${CURRENCY_CODES.join(', ')})`);
     if (typeof text !== 'string' || !/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(text) || /^0(\.0+)?$/.test(text)) {

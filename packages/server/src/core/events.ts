@@ -12,7 +12,6 @@ import type { WebhookEventId } from './ids.js';
  * and lists the same types in its module definition (`events`), which the API reference and the
  * event filters read at run time.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the modules
 export interface EventCatalogue {
   /** Sent when a webhook endpoint is set, and on demand; never retried. */
   TEST: Record<string, never>;

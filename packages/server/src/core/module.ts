@@ -29,7 +29,7 @@ export type ServiceDeps<Needs extends ServiceName> = Infrastructure & Pick<Servi
  */
 export interface PaymentKind {
   /** POST /transactions/{id}/cancel: stop the payment if it has not settled, and give the money back. */
-  cancel?(uow: UnitOfWork, transactionId: TransactionId, reason: string | undefined): Promise<object>;
+  cancel?: (uow: UnitOfWork, transactionId: TransactionId, reason: string | undefined) => Promise<object>;
 }
 
 /** A minimal valid body for a route, optionally naming the caller's resources through `id(type, variant)`. */
@@ -47,7 +47,7 @@ export interface FixtureResponse {
  * their own (`ids.set('Quote', id)`, or `ids.set('Quote at realtime', id)` for a variant).
  */
 export interface FixtureContext {
-  call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<FixtureResponse>;
+  call: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<FixtureResponse>;
   ids: Map<string, string>;
   /** Unique per call of the fixtures (one per platform and test), for names that must not repeat. */
   label: string;

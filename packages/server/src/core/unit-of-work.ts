@@ -36,7 +36,7 @@ export interface UnitOfWork extends Scope {
 export interface OpenedUnitOfWork {
   uow: UnitOfWork;
   /** Runs the before-commit hooks and writes the events; call it last inside the transaction. */
-  complete(): Promise<void>;
+  complete: () => Promise<void>;
 }
 
 /** A unit of work over a transaction someone else opened (the idempotency layer, the job runner). */
@@ -47,7 +47,7 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
     ...scope,
     tx,
     emit(type, data) {
-      events.push({ type, data } as PendingEvent);
+      events.push({ type, data });
     },
     beforeCommit(key, hook) {
       if (!hooks.has(key)) hooks.set(key, hook);
@@ -55,7 +55,7 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
   };
   return {
     uow,
-    async complete() {
+    complete: async () => {
       for (const hook of hooks.values()) await hook();
       hooks.clear();
       await writeEvents(tx, scope.platformId, scope.now, events.splice(0));

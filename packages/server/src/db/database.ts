@@ -32,8 +32,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       max: options.poolSize ?? 20,
       ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
       types: {
-        getTypeParser: ((oid: number, format?: string) =>
-          oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        getTypeParser: ((oid: number, format?: string): unknown =>
+          oid === INT8_OID ? (value: string) => BigInt(value) : (pg.types.getTypeParser(oid, format as 'text') as unknown)) as typeof pg.types.getTypeParser,
       },
     });
     // An idle client losing its server must not take the process down.
@@ -58,7 +58,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrationTableSchema = rows[0]?.schema ?? undefined;
   const migrator = new Migrator({ db, provider: migrationProvider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error('migration failed');
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

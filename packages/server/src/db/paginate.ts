@@ -4,7 +4,7 @@ import { invalidInput } from '../core/errors.js';
 export interface PageParams {
   limit?: number | undefined;
   cursor?: string | undefined;
-  sortOrder?: 'asc' | 'desc' | string | undefined;
+  sortOrder?: string | undefined;
 }
 
 export interface Page<T> {

@@ -140,7 +140,7 @@ export function createWebhookDeliverer(deps: {
         redirect: 'manual',
         signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]),
         ...(dispatcher ? { dispatcher } : {}),
-      } as RequestInit);
+      });
       const text = await response.text().catch(() => '');
       return result({ statusCode: response.status, error: null, excerpt: text.slice(0, EXCERPT_CHARS), retryAfter: response.headers.get('retry-after') });
     } catch (error) {

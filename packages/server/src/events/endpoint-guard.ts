@@ -167,6 +167,7 @@ function isLocalhostName(host: string): boolean {
  */
 export function checkWebhookUrlSyntax(url: string, mode: WebhookMode): UrlCheck {
   if (typeof url !== 'string' || url.length === 0) return { ok: false, reason: 'the URL is empty' };
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u0020\u007f]/.test(url)) return { ok: false, reason: 'the URL contains whitespace or control characters' };
   let parsed: URL;
   try {
@@ -225,7 +226,7 @@ export async function resolveDeliveryAddress(
     const code = (error as { code?: unknown } | null)?.code;
     return { ok: false, reason: `DNS lookup of ${host} failed${typeof code === 'string' ? ` (${code})` : ''}` };
   }
-  const addresses = (Array.isArray(answers) ? answers : [])
+  const addresses = (Array.isArray(answers) ? (answers as { address?: unknown }[]) : [])
     .map((answer) => answer?.address)
     .filter((address): address is string => typeof address === 'string');
   if (addresses.length === 0) return { ok: false, reason: `DNS lookup of ${host} returned no address` };

@@ -148,7 +148,7 @@ export function quoteAmounts(input: {
     amounts = withFees(total, needed, lockedAmount);
   }
 
-  for (const [name, value] of Object.entries(amounts)) {
+  for (const [name, value] of Object.entries(amounts) as [string, bigint][]) {
     if (value > MAX_AMOUNT) {
       throw outOfRange(`The ${name === 'totalReceiving' ? 'amount received' : 'amount sent'} would exceed ${MAX_AMOUNT} minor units`, {
         ...asked,

@@ -11,10 +11,6 @@ import type { Sealer } from '../lib/sealed.js';
 const KEY_LIFETIME_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any route's request and reply
-type AnyRequest = FastifyRequest<any, any, any, any, any, any, any, any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyReply = FastifyReply<any, any, any, any, any, any, any, any>;
 
 /** How a route that changes state runs: its success status, and whether its work can run in one transaction. */
 export interface ChangeRoute {
@@ -27,13 +23,13 @@ export type ChangeEffect = (uow: UnitOfWork) => Promise<unknown>;
 export type OutsideEffect = (scope: Scope) => Promise<unknown>;
 
 /** The calling platform's scope: who (the API token), for which platform, at the platform's time now. */
-export async function requestScope(request: AnyRequest, clock: Clock): Promise<Scope> {
+export async function requestScope(request: FastifyRequest, clock: Clock): Promise<Scope> {
   const auth = request.auth;
   if (!auth) throw unauthorized('API credentials are required');
   return { platformId: auth.platformId, actor: { type: 'API_TOKEN', tokenId: auth.tokenId, permissions: auth.permissions }, now: await clock.now(auth.platformId) };
 }
 
-function idempotencyKeyOf(request: AnyRequest): string | undefined {
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (key !== undefined && !KEY_PATTERN.test(key)) {
@@ -43,10 +39,10 @@ function idempotencyKeyOf(request: AnyRequest): string | undefined {
 }
 
 /** Serializes through the route's response schema, exactly as Fastify would, so a replay is identical. */
-function serialize(reply: AnyReply, status: number, result: unknown): { status: number; text: string } {
+function serialize(reply: FastifyReply, status: number, result: unknown): { status: number; text: string } {
   const answer = result instanceof SignatureRequired ? { status: 202, body: result.challenge } : { status, body: result };
   reply.code(answer.status);
-  return { status: answer.status, text: String(reply.serialize(answer.body)) };
+  return { status: answer.status, text: reply.serialize(answer.body) as string };
 }
 
 type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; text: string };
@@ -104,7 +100,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
   }
 
   /** Runs `effect` in one transaction with the key claim and the stored response. */
-  async function inTransaction(request: AnyRequest, reply: AnyReply, route: ChangeRoute, effect: ChangeEffect): Promise<{ replayed: boolean; status: number; text: string }> {
+  async function inTransaction(request: FastifyRequest, reply: FastifyReply, route: ChangeRoute, effect: ChangeEffect): Promise<{ replayed: boolean; status: number; text: string }> {
     const scope = await requestScope(request, clock);
     const key = idempotencyKeyOf(request);
     const requestHash = key === undefined ? '' : sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
@@ -122,7 +118,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
   }
 
   /** Work that must not hold a transaction open: the key is claimed and committed first, the response stored after. */
-  async function outsideTransaction(request: AnyRequest, reply: AnyReply, route: ChangeRoute, effect: OutsideEffect): Promise<{ replayed: boolean; status: number; text: string }> {
+  async function outsideTransaction(request: FastifyRequest, reply: FastifyReply, route: ChangeRoute, effect: OutsideEffect): Promise<{ replayed: boolean; status: number; text: string }> {
     const scope = await requestScope(request, clock);
     const key = idempotencyKeyOf(request);
     if (key === undefined) return { replayed: false, ...serialize(reply, route.status, await effect(scope)) };
@@ -142,9 +138,9 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
 
   return {
     /** Sends the reply itself; route handlers return its promise. */
-    async run(request: AnyRequest, reply: AnyReply, route: ChangeRoute, effect: ChangeEffect | OutsideEffect): Promise<void> {
+    async run(request: FastifyRequest, reply: FastifyReply, route: ChangeRoute, effect: ChangeEffect | OutsideEffect): Promise<void> {
       const outcome = route.transactional
-        ? await inTransaction(request, reply, route, effect as ChangeEffect)
+        ? await inTransaction(request, reply, route, effect)
         : await outsideTransaction(request, reply, route, effect as OutsideEffect);
       if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
       reply.code(outcome.status).type('application/json').send(outcome.text);

@@ -31,6 +31,7 @@ const textAjv = makeAjv(true);
 
 /** Deeper than any schema of ours goes; free-form objects (`additionalProperties`) stop here. */
 export const MAX_INPUT_DEPTH = 32;
+// eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL cannot store
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/schema.js';
-import { newId, type JobId, type PlatformId } from '../core/ids.js';
+import { newId, type JobId } from '../core/ids.js';
 import { openUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
 import { createPoller } from '../lib/poller.js';
@@ -58,7 +58,7 @@ export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
       try {
         if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
         await runInSavepoint(tx, async () => {
-          const { uow, complete } = openUnitOfWork(tx, { platformId: job.platform_id as PlatformId, now: platformNow, actor: { type: 'JOB', jobId: job.id as JobId, kind: job.kind } });
+          const { uow, complete } = openUnitOfWork(tx, { platformId: job.platform_id, now: platformNow, actor: { type: 'JOB', jobId: job.id, kind: job.kind } });
           await handler(uow, job.payload);
           await complete();
         });

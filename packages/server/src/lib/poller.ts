@@ -17,19 +17,19 @@ export function createPoller(what: string, drain: () => Promise<number>) {
 
   return {
     state,
-    useLogger(logger: FastifyBaseLogger): void {
+    useLogger: (logger: FastifyBaseLogger): void => {
       state.log = logger;
     },
     /** Runs everything due now (tests call this after moving the clock); returns how much ran. */
     runDue,
-    start(intervalMs: number): void {
+    start: (intervalMs: number): void => {
       if (timer) return;
       timer = setInterval(() => {
         runDue().catch((error: unknown) => state.log?.error({ err: error }, `${what} failed`));
       }, intervalMs);
       timer.unref();
     },
-    async stop(): Promise<void> {
+    stop: async (): Promise<void> => {
       if (timer) clearInterval(timer);
       timer = undefined;
       await running;

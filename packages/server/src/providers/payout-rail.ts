@@ -13,7 +13,7 @@ export interface RailAccount {
 export type TransferDecision =
   /** Refused at once; nothing is booked. */
   | { kind: 'refuse'; reason: 'INSUFFICIENT_FUNDS' | 'ACCOUNT_CLOSED' }
-  /** Accepted, then rejected by the counterparty: recorded as REJECTED, no money moves. */
+  /** Accepted, then rejected by the counterparty: no money moves (an outgoing transfer FAILED, a pull REJECTED). */
   | { kind: 'reject' }
   /** Settles (or fails) after `afterMs`. */
   | { kind: 'settle'; afterMs: number; succeeds: boolean };

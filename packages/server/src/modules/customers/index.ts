@@ -14,7 +14,7 @@ declare module '../../core/module.js' {
 export default defineModule({
   name: 'customers',
   needs: ['platforms'],
-  createService: ({ db, providers, platforms, ledger }) => createCustomerService({ db, kyc: providers.kyc, umaDomain: platforms.umaDomain, ledger }),
+  createService: ({ db, providers, platforms, ledger }) => createCustomerService({ db, kyc: providers.kyc, umaDomain: (executor, platformId) => platforms.umaDomain(executor, platformId), ledger }),
   routes: customerRoutes,
   errors: CUSTOMER_ERRORS,
   events: CUSTOMER_EVENTS,

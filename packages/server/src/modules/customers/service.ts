@@ -113,7 +113,8 @@ export type CustomerService = ReturnType<typeof createCustomerService>;
 
 /** The name on the customer's accounts: the person's full name, the business's legal name, or the platform's id for it. */
 export function holderName(row: CustomerRow): string {
-  return String(row.profile.fullName ?? (row.profile.businessInfo as { legalName?: string } | undefined)?.legalName ?? row.platform_customer_id);
+  const { fullName, businessInfo } = row.profile as { fullName?: string; businessInfo?: { legalName?: string } };
+  return fullName ?? businessInfo?.legalName ?? row.platform_customer_id;
 }
 
 export function createCustomerService({
@@ -273,7 +274,7 @@ export function createCustomerService({
       }
 
       const profile = { ...row.profile, ...profileOf(patch) };
-      if (patch.businessInfo) profile.businessInfo = { ...((row.profile.businessInfo as object | undefined) ?? {}), ...patch.businessInfo };
+      if (patch.businessInfo) profile.businessInfo = { ...((row.profile.businessInfo) ?? {}), ...patch.businessInfo };
       const updated = await uow.tx
         .updateTable('customers')
         .set({

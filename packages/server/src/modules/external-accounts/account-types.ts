@@ -1,3 +1,4 @@
+import type { FieldError } from '../../core/errors.js';
 import {
   validateAbaRoutingNumber,
   validateBitcoinAddress,
@@ -5,6 +6,8 @@ import {
   validateCaInstitutionNumber,
   validateCaTransitNumber,
   validateClabe,
+  validateCnpj,
+  validateCpf,
   validateEvmAddress,
   validateIban,
   validateIfsc,
@@ -22,37 +25,117 @@ import {
 } from '../../lib/account-numbers/index.js';
 
 type FieldValidator = (value: string, info: Record<string, unknown>) => ValidationResult;
+type Info = Record<string, unknown>;
 
 export interface AccountTypeRule {
-  /** Names the reference uses for the same type; accepted on input, answered with the spec's name. */
+  /** Other names for the same type; accepted on input, answered with the canonical name. */
   aliases: string[];
   currencies: string[];
   /** Bank accounts name the person or business paid; wallets do not. */
   needsBeneficiary: boolean;
-  /** Fields that identify the account, each with the validator of its real encoding. */
+  /** What an individual beneficiary must give beyond its full name (the reference's per-currency beneficiary). */
+  individualRequires?: string[];
+  /**
+   * Fields that identify the account, each with the validator of its real encoding. Their values,
+   * in this order, make the account's fingerprint (duplicate detection).
+   */
   fields: Record<string, FieldValidator>;
+  /** The fields the request must carry, when not exactly `fields` (default: every one of `fields`). */
+  required?: string[];
   /** The field whose last three characters pick a sandbox outcome. */
-  identifierField: string;
+  identifierField: string | ((info: Info) => string);
+  /**
+   * The reference's `paymentRails` enum for the type (bank accounts only; the reference's wallet
+   * types have none). Every account of the type is answered with `paymentRails`.
+   */
+  paymentRails?: readonly string[];
+  /** The rails one registered account is paid on (default: every one of `paymentRails`). */
+  railsFor?: (info: Info) => string[];
+  /** Which of the type's alternative fields must be present (missing ones are INVALID_INPUT). */
+  requires?: (info: Info) => FieldError[];
+  /** Checks across fields, after each field's own (failures are INVALID_BANK_ACCOUNT). */
+  crossCheck?: (info: Info) => FieldError[];
+  /** The name fingerprints were computed with before the type was renamed, so duplicates are still found. */
+  fingerprintName?: string;
 }
 
+/** The reference's Pix key types, and how `validatePixKey` names each. */
+const PIX_KEY_TYPES = { CPF: 'cpf', CNPJ: 'cnpj', EMAIL: 'email', PHONE: 'phone', RANDOM: 'evp' } as const;
+export const PIX_KEY_TYPE_NAMES = Object.keys(PIX_KEY_TYPES);
 
-/** Every external account type we accept, keyed by the spec's name. */
+/** The reference's INR rails: UPI pays a `vpa`, NEFT and RTGS an `accountNumber` at an `ifsc`. */
+export const INR_RAILS = ['UPI', 'NEFT', 'RTGS'] as const;
+
+const present = (info: Info, field: string): boolean => typeof info[field] === 'string' && info[field] !== '';
+/** A field's text ('' when absent or not text). */
+export const textOf = (info: Info, field: string): string => (typeof info[field] === 'string' ? info[field] : '');
+
+function brlChecks(info: Info): FieldError[] {
+  const problems: FieldError[] = [];
+  const taxId = textOf(info, 'taxId');
+  const tax = taxId.length === 11 ? validateCpf(taxId) : taxId.length === 14 ? validateCnpj(taxId) : { ok: false as const, reason: 'Tax id must be an 11-digit CPF or a 14-digit CNPJ' };
+  if (!tax.ok) problems.push({ field: 'accountInfo.taxId', message: tax.reason });
+  const key = validatePixKey(textOf(info, 'pixKey'));
+  const declared = PIX_KEY_TYPES[info.pixKeyType as keyof typeof PIX_KEY_TYPES];
+  if (key.ok && declared && key.keyType !== declared) {
+    const actual = Object.entries(PIX_KEY_TYPES).find(([, name]) => name === key.keyType)?.[0] ?? key.keyType;
+    problems.push({ field: 'accountInfo.pixKeyType', constraint: { enum: [actual] }, message: `The Pix key is a ${actual} key, not ${String(info.pixKeyType)}` });
+  }
+  return problems;
+}
+
+function inrRequires(info: Info): FieldError[] {
+  const bank = present(info, 'accountNumber') || present(info, 'ifsc');
+  if (!bank && !present(info, 'vpa')) {
+    return [{ field: 'accountInfo.vpa', message: 'An INR account needs a vpa (UPI), or an accountNumber and ifsc (NEFT, RTGS)' }];
+  }
+  const problems: FieldError[] = [];
+  if (bank) for (const field of ['accountNumber', 'ifsc']) if (!present(info, field)) problems.push({ field: `accountInfo.${field}`, message: `accountInfo.${field} is required with a bank account (NEFT, RTGS)` });
+  const rail = info.rail;
+  if (rail === 'UPI' && !present(info, 'vpa')) problems.push({ field: 'accountInfo.vpa', message: 'accountInfo.vpa is required for rail UPI' });
+  if ((rail === 'NEFT' || rail === 'RTGS') && !bank) problems.push({ field: 'accountInfo.accountNumber', message: `accountInfo.accountNumber and accountInfo.ifsc are required for rail ${rail}` });
+  return problems;
+}
+
+function inrRails(info: Info): string[] {
+  if (typeof info.rail === 'string') return [info.rail];
+  return [...(present(info, 'vpa') ? ['UPI'] : []), ...(present(info, 'accountNumber') ? ['NEFT', 'RTGS'] : [])];
+}
+
+/**
+ * Every external account type we accept, keyed by the name we answer with: the spec's name where
+ * interface.md names the type (CLABE, US_ACCOUNT, SPARK_WALLET, SOLANA_WALLET), else the
+ * reference's. The other name of each is an alias.
+ */
 export const ACCOUNT_TYPE_RULES: Record<string, AccountTypeRule> = {
-  CLABE: { aliases: ['MXN_ACCOUNT'], currencies: ['MXN'], needsBeneficiary: true, fields: { clabeNumber: validateClabe }, identifierField: 'clabeNumber' },
+  CLABE: { aliases: ['MXN_ACCOUNT'], currencies: ['MXN'], needsBeneficiary: true, fields: { clabeNumber: validateClabe }, identifierField: 'clabeNumber', paymentRails: ['SPEI'] },
   US_ACCOUNT: {
     aliases: ['USD_ACCOUNT'],
     currencies: ['USD'],
     needsBeneficiary: true,
     fields: { routingNumber: validateAbaRoutingNumber, accountNumber: validateUsAccountNumber },
     identifierField: 'accountNumber',
+    paymentRails: ['ACH', 'WIRE', 'RTP', 'FEDNOW'],
+    // Every US bank account takes ACH and wires; RTP and FedNow depend on the receiving bank.
+    railsFor: () => ['ACH', 'WIRE'],
   },
-  IBAN: { aliases: ['EUR_ACCOUNT'], currencies: ['EUR'], needsBeneficiary: true, fields: { iban: validateIban }, identifierField: 'iban' },
+  EUR_ACCOUNT: {
+    aliases: ['IBAN'],
+    currencies: ['EUR'],
+    needsBeneficiary: true,
+    individualRequires: ['countryOfResidence'],
+    fields: { iban: validateIban },
+    identifierField: 'iban',
+    paymentRails: ['SEPA', 'SEPA_INSTANT'],
+    fingerprintName: 'IBAN',
+  },
   GBP_ACCOUNT: {
     aliases: [],
     currencies: ['GBP'],
     needsBeneficiary: true,
     fields: { sortCode: validateUkSortCode, accountNumber: validateUkAccountNumber },
     identifierField: 'accountNumber',
+    paymentRails: ['FASTER_PAYMENTS'],
   },
   CAD_ACCOUNT: {
     aliases: [],
@@ -60,30 +143,55 @@ export const ACCOUNT_TYPE_RULES: Record<string, AccountTypeRule> = {
     needsBeneficiary: true,
     fields: { bankCode: validateCaInstitutionNumber, branchCode: validateCaTransitNumber, accountNumber: validateCaAccountNumber },
     identifierField: 'accountNumber',
+    paymentRails: ['BANK_TRANSFER'],
   },
   INR_ACCOUNT: {
     aliases: [],
     currencies: ['INR'],
     needsBeneficiary: true,
-    fields: { ifsc: validateIfsc, accountNumber: validateInAccountNumber },
-    identifierField: 'accountNumber',
+    fields: { ifsc: validateIfsc, accountNumber: validateInAccountNumber, vpa: (value) => ({ ok: true, normalized: value }) },
+    required: [],
+    requires: inrRequires,
+    identifierField: (info) => (present(info, 'accountNumber') ? 'accountNumber' : 'vpa'),
+    paymentRails: INR_RAILS,
+    railsFor: inrRails,
   },
   NGN_ACCOUNT: {
     aliases: [],
     currencies: ['NGN'],
     needsBeneficiary: true,
     fields: { accountNumber: (value, info) => validateNuban(value, typeof info.bankCode === 'string' ? info.bankCode : undefined) },
+    required: ['accountNumber', 'bankName'],
     identifierField: 'accountNumber',
+    paymentRails: ['BANK_TRANSFER'],
   },
-  BRL_ACCOUNT: { aliases: [], currencies: ['BRL'], needsBeneficiary: true, fields: { pixKey: validatePixKey }, identifierField: 'pixKey' },
+  BRL_ACCOUNT: {
+    aliases: [],
+    currencies: ['BRL'],
+    needsBeneficiary: true,
+    fields: { pixKey: validatePixKey },
+    required: ['pixKey', 'pixKeyType', 'taxId'],
+    crossCheck: brlChecks,
+    identifierField: 'pixKey',
+    paymentRails: ['PIX'],
+  },
   SPARK_WALLET: { aliases: [], currencies: ['USDB', 'BTC'], needsBeneficiary: false, fields: { address: validateSparkAddress }, identifierField: 'address' },
   SOLANA_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateSolanaAddress }, identifierField: 'address' },
   ETHEREUM_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateEvmAddress }, identifierField: 'address' },
   BASE_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateEvmAddress }, identifierField: 'address' },
   POLYGON_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateEvmAddress }, identifierField: 'address' },
   TRON_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateTronAddress }, identifierField: 'address' },
-  BITCOIN_WALLET: { aliases: ['BITCOIN_L1'], currencies: ['BTC'], needsBeneficiary: false, fields: { address: validateBitcoinAddress }, identifierField: 'address' },
-  LIGHTNING: { aliases: [], currencies: ['BTC'], needsBeneficiary: false, fields: { invoice: validateLightningInvoice }, identifierField: 'invoice' },
+  // The reference has no on-chain Bitcoin external account; BITCOIN_L1 is its name for that kind of
+  // account elsewhere (PaymentAccountType), so it is the name we answer with.
+  BITCOIN_L1: {
+    aliases: ['BITCOIN_WALLET'],
+    currencies: ['BTC'],
+    needsBeneficiary: false,
+    fields: { address: validateBitcoinAddress },
+    identifierField: 'address',
+    fingerprintName: 'BITCOIN_WALLET',
+  },
+  LIGHTNING: { aliases: ['LIGHTNING_ACCOUNT'], currencies: ['BTC'], needsBeneficiary: false, fields: { invoice: validateLightningInvoice }, identifierField: 'invoice' },
 };
 
 const CANONICAL = new Map<string, string>();
@@ -98,7 +206,23 @@ export function canonicalAccountType(name: string): string | undefined {
   return CANONICAL.get(name);
 }
 
-/** The names (spec name and aliases) that mean the given canonical type. */
+/** The names (canonical name and aliases) that mean the given canonical type. */
 export function namesOf(canonical: string): string[] {
   return [canonical, ...(ACCOUNT_TYPE_RULES[canonical]?.aliases ?? [])];
+}
+
+/** The fields a request for the type must carry (beneficiary aside). */
+export function requiredFields(rule: AccountTypeRule): string[] {
+  return rule.required ?? Object.keys(rule.fields);
+}
+
+/** The field whose value picks the sandbox outcome of an account. */
+export function identifierFieldOf(rule: AccountTypeRule, info: Info): string {
+  return typeof rule.identifierField === 'function' ? rule.identifierField(info) : rule.identifierField;
+}
+
+/** The rails an account is paid on, as the reference's `accountInfo.paymentRails`; undefined for wallets. */
+export function paymentRailsOf(rule: AccountTypeRule, info: Info): string[] | undefined {
+  if (!rule.paymentRails) return undefined;
+  return rule.railsFor ? rule.railsFor(info) : [...rule.paymentRails];
 }

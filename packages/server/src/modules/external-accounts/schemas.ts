@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
 import { Id, ListQuery, listOf } from '../../http/schema-kit.js';
-import { ACCOUNT_TYPE_NAMES, ACCOUNT_TYPE_RULES, namesOf } from './account-types.js';
+import { ACCOUNT_TYPE_NAMES, ACCOUNT_TYPE_RULES, INR_RAILS, PIX_KEY_TYPE_NAMES, namesOf, requiredFields } from './account-types.js';
 
 const CountryCode = Type.String({ format: 'country-code' });
 const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
@@ -12,7 +12,7 @@ export const BeneficiaryAddress = Type.Object(
     line2: Type.Optional(Text(200)),
     city: Type.Optional(Text(100)),
     state: Type.Optional(Text(100)),
-    postalCode: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+    postalCode: Type.String({ minLength: 1, maxLength: 20 }),
     country: CountryCode,
   },
   { additionalProperties: false },
@@ -29,18 +29,31 @@ export const Beneficiary = Type.Object(
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
     phoneNumber: Type.Optional(Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' })),
     registrationNumber: Type.Optional(Text(100)),
+    /** A business's tax id (the reference's BusinessBeneficiary.taxId). */
+    taxId: Type.Optional(Text(100)),
     address: Type.Optional(BeneficiaryAddress),
   },
   {
     additionalProperties: false,
     allOf: [
-      { if: { properties: { beneficiaryType: { const: 'INDIVIDUAL' } }, required: ['beneficiaryType'] }, then: { required: ['fullName'] } },
+      // The reference gives only a business beneficiary a taxId.
+      { if: { properties: { beneficiaryType: { const: 'INDIVIDUAL' } }, required: ['beneficiaryType'] }, then: { required: ['fullName'], properties: { taxId: false } } },
       { if: { properties: { beneficiaryType: { const: 'BUSINESS' } }, required: ['beneficiaryType'] }, then: { required: ['legalName'] } },
     ],
   },
 );
 
-const allFieldNames = [...new Set(Object.values(ACCOUNT_TYPE_RULES).flatMap((rule) => Object.keys(rule.fields)))];
+/** Fields with the reference's own schema, which only some types have (a type without them refuses them). */
+const TYPED_FIELDS = {
+  // BRL_ACCOUNT
+  pixKeyType: { schema: Type.String({ enum: PIX_KEY_TYPE_NAMES }), types: ['BRL_ACCOUNT'] },
+  taxId: { schema: Type.String({ minLength: 11, maxLength: 14, pattern: '^[0-9]{11,14}$' }), types: ['BRL_ACCOUNT'] },
+  // INR_ACCOUNT: the reference's `rail` is free text "for currencies that support more than one"; only INR's rails mean anything.
+  vpa: { schema: Type.String({ minLength: 3, maxLength: 255, pattern: '^[a-zA-Z0-9.\\-_]+@[a-zA-Z0-9]+$' }), types: ['INR_ACCOUNT'] },
+  rail: { schema: Type.String({ enum: [...INR_RAILS] }), types: ['INR_ACCOUNT'] },
+} as const;
+
+const allFieldNames = [...new Set(Object.values(ACCOUNT_TYPE_RULES).flatMap((rule) => Object.keys(rule.fields)))].filter((name) => !(name in TYPED_FIELDS));
 
 /**
  * One object for every account type: `accountType` picks which fields are required (and whether a
@@ -50,6 +63,7 @@ export const AccountInfo = Type.Object(
   {
     accountType: Type.String({ enum: ACCOUNT_TYPE_NAMES }),
     ...Object.fromEntries(allFieldNames.map((name) => [name, Type.Optional(Type.String({ minLength: 1, maxLength: name === 'invoice' ? 4096 : 128 }))])),
+    ...Object.fromEntries(Object.entries(TYPED_FIELDS).map(([name, { schema }]) => [name, Type.Optional(schema)])),
     bankName: Type.Optional(Text(140)),
     bankAccountType: Type.Optional(Type.String({ enum: ['CHECKING', 'SAVINGS'] })),
     swiftCode: Type.Optional(Type.String({ pattern: '^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$' })),
@@ -58,10 +72,21 @@ export const AccountInfo = Type.Object(
   },
   {
     additionalProperties: false,
-    allOf: Object.entries(ACCOUNT_TYPE_RULES).map(([name, rule]) => ({
-      if: { properties: { accountType: { enum: namesOf(name) } }, required: ['accountType'] },
-      then: { required: [...Object.keys(rule.fields), ...(rule.needsBeneficiary ? ['beneficiary'] : [])] },
-    })),
+    allOf: Object.entries(ACCOUNT_TYPE_RULES).map(([name, rule]) => {
+      const foreign = Object.entries(TYPED_FIELDS).filter(([, field]) => !(field.types as readonly string[]).includes(name));
+      return {
+        if: { properties: { accountType: { enum: namesOf(name) } }, required: ['accountType'] },
+        then: {
+          required: [...requiredFields(rule), ...(rule.needsBeneficiary ? ['beneficiary'] : [])],
+          properties: {
+            ...Object.fromEntries(foreign.map(([field]) => [field, false])),
+            ...(rule.individualRequires
+              ? { beneficiary: { if: { properties: { beneficiaryType: { const: 'INDIVIDUAL' } }, required: ['beneficiaryType'] }, then: { required: rule.individualRequires } } }
+              : {}),
+          },
+        },
+      };
+    }),
   },
 );
 
@@ -72,6 +97,8 @@ export const ExternalAccountCreateRequest = Type.Object(
     customerId: Id('Customer'),
     currency: CurrencyCode,
     platformAccountId: Type.Optional(Text(255)),
+    /** Incoming UMA payments to the customer go to this account; at most one per customer (a new one replaces the old). */
+    defaultUmaDepositAccount: Type.Optional(Type.Boolean({ default: false })),
     accountInfo: AccountInfo,
   },
   { additionalProperties: false },
@@ -92,7 +119,9 @@ export const ExternalAccount = Type.Object({
   status: Type.String(),
   currency: Type.String(),
   platformAccountId: Type.Optional(Type.String()),
-  accountInfo: Type.Object({ accountType: Type.String() }, { additionalProperties: true }),
+  /** Customers' accounts only. */
+  defaultUmaDepositAccount: Type.Optional(Type.Boolean()),
+  accountInfo: Type.Object({ accountType: Type.String(), paymentRails: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: true }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, ExternalAccountsTable } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../lib/db-errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { RailAccount } from '../../providers/payout-rail.js';
 import type { CustomerService } from '../customers/service.js';
-import { ACCOUNT_TYPE_RULES, canonicalAccountType } from './account-types.js';
+import { ACCOUNT_TYPE_RULES, canonicalAccountType, identifierFieldOf, paymentRailsOf, requiredFields, textOf } from './account-types.js';
 import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount } from './errors.js';
 
 export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
@@ -19,7 +19,8 @@ export interface ExternalAccountView {
   status: string;
   currency: string;
   platformAccountId?: string;
-  accountInfo: { accountType: string; [field: string]: unknown };
+  defaultUmaDepositAccount?: boolean;
+  accountInfo: { accountType: string; paymentRails?: string[]; [field: string]: unknown };
   createdAt: string;
   updatedAt: string;
 }
@@ -28,17 +29,34 @@ export interface ExternalAccountInput {
   customerId?: CustomerId | undefined;
   currency: string;
   platformAccountId?: string | undefined;
+  defaultUmaDepositAccount?: boolean | undefined;
   accountInfo: { accountType: string; [field: string]: unknown };
 }
 
+/**
+ * Where `defaultUmaDepositAccount` is kept: a key of `account_info` that the view moves out of
+ * `accountInfo` (external_accounts has no column for it yet).
+ */
+const DEFAULT_UMA_KEY = 'defaultUmaDepositAccount';
+
+/** The canonical type of a stored row (rows written before a type was renamed carry the old name). */
+function typeOf(row: ExternalAccountRow): string {
+  return canonicalAccountType(row.account_type) ?? row.account_type;
+}
+
 export function externalAccountView(row: ExternalAccountRow): ExternalAccountView {
+  const { [DEFAULT_UMA_KEY]: defaultUma, ...info } = row.account_info;
+  const accountType = typeOf(row);
+  const rule = ACCOUNT_TYPE_RULES[accountType];
+  const paymentRails = rule ? paymentRailsOf(rule, info) : undefined;
   return {
     id: row.id,
     ...(row.customer_id ? { customerId: row.customer_id } : {}),
     status: row.status,
     currency: row.currency,
     ...(row.platform_account_id ? { platformAccountId: row.platform_account_id } : {}),
-    accountInfo: { ...row.account_info, accountType: row.account_type },
+    ...(row.customer_id ? { defaultUmaDepositAccount: defaultUma === true } : {}),
+    accountInfo: { ...info, accountType, ...(paymentRails ? { paymentRails } : {}) },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -46,9 +64,10 @@ export function externalAccountView(row: ExternalAccountRow): ExternalAccountVie
 
 /** The account as a payout rail sees it: its type, currency and identifying number or address. */
 export function railAccount(row: ExternalAccountRow): RailAccount {
-  const rule = ACCOUNT_TYPE_RULES[row.account_type];
-  const value = rule ? row.account_info[rule.identifierField] : undefined;
-  return { accountId: row.id, accountType: row.account_type, currency: row.currency, identifier: typeof value === 'string' ? value : '' };
+  const accountType = typeOf(row);
+  const rule = ACCOUNT_TYPE_RULES[accountType];
+  const value = rule ? row.account_info[identifierFieldOf(rule, row.account_info)] : undefined;
+  return { accountId: row.id, accountType, currency: row.currency, identifier: typeof value === 'string' ? value : '' };
 }
 
 export type AccountOwner = 'customer' | 'platform';
@@ -65,15 +84,20 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
       throw invalidInput([{ field: 'currency', constraint: { enum: rule.currencies }, message: `A ${accountType} account holds ${rule.currencies.join(' or ')}` }]);
     }
     const info: Record<string, unknown> = { ...input.accountInfo, accountType };
+    const missing = rule.requires?.(info) ?? [];
+    if (missing.length > 0) throw invalidInput(missing);
     const problems: FieldError[] = [];
-    for (const [field, validate] of Object.entries(rule.fields)) {
-      const result = validate(String(info[field] ?? ''), info);
+    const required = requiredFields(rule);
+    const present = Object.keys(rule.fields).filter((field) => info[field] !== undefined || required.includes(field));
+    for (const field of present) {
+      const result = rule.fields[field]!(textOf(info, field), info);
       if (result.ok) info[field] = result.normalized;
       else problems.push({ field: `accountInfo.${field}`, message: result.reason });
     }
+    if (problems.length === 0) problems.push(...(rule.crossCheck?.(info) ?? []));
     if (problems.length > 0) throw invalidBankAccount(problems);
-    const identity = Object.keys(rule.fields).map((field) => String(info[field])).join('|');
-    return { accountType, info, fingerprint: sha256Hex(`${accountType}|${input.currency}|${identity}`) };
+    const identity = present.map((field) => String(info[field])).join('|');
+    return { accountType, info, fingerprint: sha256Hex(`${rule.fingerprintName ?? accountType}|${input.currency}|${identity}`) };
   }
 
   async function load(executor: Executor, platformId: PlatformId, id: ExternalAccountId, owner: AccountOwner): Promise<ExternalAccountRow> {
@@ -93,6 +117,19 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
       duplicate = customerId ? duplicate.where('customer_id', '=', customerId) : duplicate.where('customer_id', 'is', null);
       const existing = await duplicate.executeTakeFirst();
       if (existing) throw accountAlreadyRegistered(existing.id);
+      // At most one default UMA deposit account per customer: a new default replaces the old (the
+      // customer's row is locked above, so two requests cannot both become the default).
+      const defaultUma = customerId !== null && input.defaultUmaDepositAccount === true;
+      if (defaultUma) {
+        await uow.tx
+          .updateTable('external_accounts')
+          .set({ account_info: sql`account_info - ${DEFAULT_UMA_KEY}::text`, updated_at: uow.now })
+          .where('platform_id', '=', uow.platformId)
+          .where('customer_id', '=', customerId)
+          .where('deleted_at', 'is', null)
+          .where(sql<boolean>`(account_info->>${DEFAULT_UMA_KEY}::text) = 'true'`)
+          .execute();
+      }
       try {
         const row = await uow.tx
           .insertInto('external_accounts')
@@ -103,7 +140,7 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
             currency: input.currency,
             account_type: accountType,
             platform_account_id: input.platformAccountId ?? null,
-            account_info: JSON.stringify(info),
+            account_info: JSON.stringify(defaultUma ? { ...info, [DEFAULT_UMA_KEY]: true } : info),
             fingerprint,
             status: 'ACTIVE',
             created_at: uow.now,

@@ -1,4 +1,4 @@
-import { hasPrefix, type ExternalAccountId, type QuoteId, type TransactionId } from '../../core/ids.js';
+import { hasPrefix, type QuoteId, type TransactionId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { JobHandler } from '../../jobs/jobs.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
@@ -57,7 +57,7 @@ export function createQuoteLifecycle({ ledger, externalAccounts, transactions, p
 
   async function externalOf(uow: UnitOfWork, q: QuoteRow): Promise<ExternalAccountRow | undefined> {
     if (!hasPrefix('ExternalAccount', q.destination_account_id)) return undefined;
-    return externalAccounts.findAny(uow.tx, uow.platformId, q.destination_account_id as ExternalAccountId);
+    return externalAccounts.findAny(uow.tx, uow.platformId, q.destination_account_id);
   }
 
   /** A payout to an internal account completes at once; the payout rail decides the rest. */

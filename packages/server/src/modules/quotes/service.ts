@@ -1,4 +1,4 @@
-import { hasPrefix, newId, type AccountId, type CustomerId, type ExternalAccountId, type InternalAccountId, type QuoteId } from '../../core/ids.js';
+import { hasPrefix, newId, type AccountId, type CustomerId, type InternalAccountId, type QuoteId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { Db } from '../../db/schema.js';
 import type { LockedSide } from '../../fx/conversion.js';
@@ -104,7 +104,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       const account = await ledger.internalAccount(uow.tx, uow.platformId, destination.accountId);
       return { currency: account.currency, internal: account };
     }
-    const external = await externalAccounts.findAny(uow.tx, uow.platformId, destination.accountId as ExternalAccountId);
+    const external = await externalAccounts.findAny(uow.tx, uow.platformId, destination.accountId);
     if (!external) throw externalAccountNotFound();
     const platformPays = source.account ? source.account.purpose === 'PLATFORM' : source.customerId === null;
     if (!platformPays && external.customer_id !== source.customerId) {

@@ -3,8 +3,11 @@ import type { TransactionView } from './service.js';
 type Payment = 'INCOMING_PAYMENT' | 'OUTGOING_PAYMENT';
 type Stage = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED' | 'REFUND_PENDING' | 'REFUND_COMPLETED' | 'REFUND_FAILED';
 
+type PaymentEvents = Record<`${Payment}.${Stage}`, TransactionView>;
+
 declare module '../../core/events.js' {
-  interface EventCatalogue extends Record<`${Payment}.${Stage}`, TransactionView> {}
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the members come from PaymentEvents
+  interface EventCatalogue extends PaymentEvents {}
 }
 
 /** The transaction events this service sends (the reference's INCOMING_PAYMENT.* and OUTGOING_PAYMENT.*). */

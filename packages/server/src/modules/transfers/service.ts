@@ -113,7 +113,11 @@ export function createTransferService({ ledger, customers, externalAccounts, tra
       description: request.description ?? null,
     } as const;
     if (decision.kind === 'reject') {
-      const rejected = await transactions.create(uow, { ...base, status: 'REJECTED', failureReason: 'COUNTERPARTY_REJECTED' });
+      // The reference allows an outgoing transaction no REJECTED status: it FAILED, and of its
+      // outgoing failure reasons the counterparty's failure is the one that says so (as on a payout's
+      // 004). An incoming one may be REJECTED, which says it all: none of the reference's incoming
+      // failure reasons is about a bank refusing a pull, so it carries none.
+      const rejected = await transactions.create(uow, outgoing ? { ...base, status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' } : { ...base, status: 'REJECTED' });
       uow.emit(outgoing ? 'OUTGOING_PAYMENT.FAILED' : 'INCOMING_PAYMENT.FAILED', rejected);
       return rejected;
     }

@@ -64,11 +64,13 @@ describe('external accounts', () => {
     const aba = await t.api(p, 'POST', '/customers/external-accounts', { customerId, currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', routingNumber: '021000022', accountNumber: '12345678', beneficiary } });
     expect(aba.status).toBe(400);
     expect(aba.body.code).toBe('INVALID_BANK_ACCOUNT');
-    const iban = await t.api(p, 'POST', '/customers/external-accounts', { customerId, currency: 'EUR', accountInfo: { accountType: 'IBAN', iban: 'DE89 3704 0044 0532 0130 01', beneficiary } });
+    // The reference's EUR beneficiary also needs a country of residence.
+    const resident = { ...beneficiary, countryOfResidence: 'DE' };
+    const iban = await t.api(p, 'POST', '/customers/external-accounts', { customerId, currency: 'EUR', accountInfo: { accountType: 'IBAN', iban: 'DE89 3704 0044 0532 0130 01', beneficiary: resident } });
     expect(iban.body.details.errors[0].field).toBe('accountInfo.iban');
-    const goodIban = await t.api(p, 'POST', '/customers/external-accounts', { customerId, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'de89 3704 0044 0532 0130 00', beneficiary } });
+    const goodIban = await t.api(p, 'POST', '/customers/external-accounts', { customerId, currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'de89 3704 0044 0532 0130 00', beneficiary: resident } });
     expect(goodIban.status).toBe(201);
-    expect(goodIban.body.accountInfo.iban).toBe('DE89370400440532013000');
+    expect(goodIban.body.accountInfo).toMatchObject({ accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000' });
     const wallet = await t.api(p, 'POST', '/customers/external-accounts', { customerId, currency: 'USDC', accountInfo: { accountType: 'SOLANA_WALLET', address: 'So11111111111111111111111111111111111111112' } });
     expect(wallet.status).toBe(201);
     const badWallet = await t.api(p, 'POST', '/customers/external-accounts', { customerId, currency: 'USDC', accountInfo: { accountType: 'SOLANA_WALLET', address: '0OIl' } });
@@ -155,12 +157,18 @@ describe('transfer-out', () => {
     expect((await t.api(p, 'GET', `/transactions?customerId=${customerId}`)).body.totalCount).toBe(before);
   });
 
-  it('an account ending 004 records a REJECTED transaction and moves nothing', async () => {
+  it('an account ending 004 records a FAILED transaction (the counterparty rejected it; REJECTED when pulling in) and moves nothing', async () => {
     const { customerId, accountId } = await fundedCustomer(10_000);
     const external = await usBankAccount(customerId, '12340004');
     const res = await t.api(p, 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount: 100 });
     expect(res.status).toBe(201);
-    expect(res.body.status).toBe('REJECTED');
+    expect(res.body).toMatchObject({ status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' });
+    expect(await balance(accountId)).toBe(10_000);
+    // Incoming transactions may be REJECTED; none of the reference's incoming failure reasons fits.
+    const pull = await t.api(p, 'POST', '/transfer-in', { source: { accountId: external }, destination: { accountId }, amount: 100 });
+    expect(pull.status).toBe(201);
+    expect(pull.body.status).toBe('REJECTED');
+    expect(pull.body.failureReason).toBeUndefined();
     expect(await balance(accountId)).toBe(10_000);
   });
 
