@@ -5,6 +5,7 @@ import { API_PREFIX } from '../packages/server/src/config.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import { createTestApp, errorOf, expectErrorShape, type ApiResponse, type TestApp } from './harness.js';
 import { authenticatedRoutes, bodyFields, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody, type Ids } from './route-fixtures.js';
+import type { ApiError } from './wire-types.js';
 
 /**
  * Whatever a caller sends, the answer is a 4xx in the spec's error shape (never a 5xx), and a
@@ -35,7 +36,7 @@ interface RawRequest {
 }
 
 /** Sends exactly the bytes given and checks what every response carries: an x-request-id. */
-async function send(app: TestApp, request: RawRequest): Promise<ApiResponse> {
+async function send<T = unknown>(app: TestApp, request: RawRequest): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(request.authorized === false ? {} : { authorization: app.platform.authorization }), ...request.headers };
   if (request.contentType !== undefined) headers['content-type'] = request.contentType;
   const response = await app.app.inject({
@@ -54,7 +55,7 @@ async function send(app: TestApp, request: RawRequest): Promise<ApiResponse> {
   expect(requestId, `${request.method} ${request.url} answered ${response.statusCode} without an x-request-id`).toEqual(
     request.headers?.['x-request-id'] ?? expect.stringMatching(REQUEST_ID),
   );
-  return { status: response.statusCode, body, headers: response.headers, text: response.body };
+  return { status: response.statusCode, body: body as T, headers: response.headers, text: response.body };
 }
 
 /** The database as the last checked request left it, so each request costs one fingerprint. */
@@ -67,10 +68,10 @@ beforeEach(() => {
  * The property every request must satisfy: below 500 always; when refused, a 4xx in the error shape
  * with nothing written. A generated body that happens to be valid may succeed (and write).
  */
-async function expectHandledCleanly(request: RawRequest): Promise<ApiResponse> {
+async function expectHandledCleanly<T = unknown>(request: RawRequest): Promise<ApiResponse<T>> {
   const before = lastFingerprint ?? (await databaseFingerprint(t.database.db));
   lastFingerprint = undefined;
-  const res = await send(t, request);
+  const res = await send<T>(t, request);
   const shown = `${request.method} ${request.url} with ${String(request.payload).slice(0, 300)} answered ${res.status} ${res.text.slice(0, 500)}`;
   expect(res.status, shown).toBeLessThan(500);
   const after = await databaseFingerprint(t.database.db);
@@ -231,7 +232,7 @@ describe('every route that takes a body refuses bad input cleanly', () => {
       });
       await fc.assert(
         fc.asyncProperty(notJson, async (payload) => {
-          const res = await expectHandledCleanly({ method: route.method, url: path(), payload, contentType: 'application/json' });
+          const res = await expectHandledCleanly<ApiError>({ method: route.method, url: path(), payload, contentType: 'application/json' });
           expect(res.status, `${JSON.stringify(payload)}: ${res.text}`).toBe(400);
           expect(res.body.code).toBe('INVALID_REQUEST_FORMAT');
         }),
@@ -251,7 +252,7 @@ describe('every route that takes a body refuses bad input cleanly', () => {
     it('answers a body of another content type with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
       const payload = JSON.stringify(validBody(t, route, ids));
       for (const contentType of [undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/vnd.api+json']) {
-        const res = await expectHandledCleanly({ method: route.method, url: path(), payload, ...(contentType ? { contentType } : {}) });
+        const res = await expectHandledCleanly<ApiError>({ method: route.method, url: path(), payload, ...(contentType ? { contentType } : {}) });
         expect(res.status, `${contentType}: ${res.text}`).toBe(415);
         expect(res.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
       }
@@ -376,10 +377,10 @@ describe('a second app instance: a small body limit, then a closed database', ()
       expect(error.details).toEqual({ limitBytes: 2048 });
       expect(await databaseFingerprint(other.database.db)).toBe(before);
 
-      const fits = await send(other, { method: route.method, url, payload: JSON.stringify({ ...validBody(t, route, otherIds), padding: 'x'.repeat(1000) }), contentType: 'application/json' });
+      const fits = await send<ApiError>(other, { method: route.method, url, payload: JSON.stringify({ ...validBody(t, route, otherIds), padding: 'x'.repeat(1000) }), contentType: 'application/json' });
       expect(fits.status, `${routeKey(route)}: ${fits.text}`).toBe(400);
       expect(expectErrorShape(fits).code).toBe('INVALID_INPUT');
-      expect(fits.body.details.errors.map((e: { field: string }) => e.field)).toContain('padding');
+      expect(fits.body.details!.errors!.map((e: { field: string }) => e.field)).toContain('padding');
     }
   });
 

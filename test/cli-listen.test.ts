@@ -3,7 +3,7 @@
  * (embedded PGlite serves one process at a time, so the listener and the writer of events cannot
  * share it), it forwards each event created after it started to a loopback receiver, signed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,8 +60,8 @@ describe('cli webhooks listen', () => {
     children.push(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     await until(() => stderr.includes('listening for new events') || child.exitCode !== null, 'the listener to start');
     expect(stderr).toContain(`listening for new events of ${platform.id}`);
 

@@ -16,6 +16,7 @@ import { API_PREFIX, loadConfig } from '../packages/server/src/config.js';
 import { openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
 import { buildApp } from '../packages/server/src/app.js';
 import { basic } from './harness.js';
+import type { ApiToken, Customer, List } from './wire-types.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 // The project's own tsx, started directly: `npx tsx` is the same program with npm in front of it
@@ -26,19 +27,29 @@ const CLI = 'packages/server/src/cli.ts';
 const POSTGRES_URL = process.env.DATABASE_URL;
 const target = POSTGRES_URL ? 'PostgreSQL' : 'embedded PGlite';
 
-interface CliResult {
+/** A CLI run; `json` is what it printed on stdout, parsed, as the test expects it to be (`T`). */
+interface CliResult<T = unknown> {
   code: number | null;
   stdout: string;
   stderr: string;
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  json: T;
 }
+
+/** What `platforms create` prints: the platform and its first token, whose secret is shown once. */
+interface CreatedPlatform {
+  platform: { id: string; name: string };
+  token: { id: string; clientId: string; clientSecret: string; permissions: string[] };
+}
+
+/** What `tokens create` prints: the token, with its secret (shown once). */
+type CreatedToken = ApiToken & { clientSecret: string };
 
 let dataDir: string;
 let schema: string | undefined;
 /** The environment every CLI run gets: the target database and nothing from the caller's settings. */
 let cliEnv: NodeJS.ProcessEnv;
 
-function runCli(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+function runCli<T = unknown>(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult<T>> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, env: { ...cliEnv, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -53,7 +64,7 @@ function runCli(args: string[], extraEnv: Record<string, string> = {}): Promise<
       } catch {
         json = undefined;
       }
-      resolvePromise({ code, stdout, stderr, json });
+      resolvePromise({ code, stdout, stderr, json: json as T });
     });
   });
 }
@@ -80,7 +91,7 @@ function openSame(): Promise<DatabaseHandle> {
 }
 
 interface Api {
-  call(authorization: string | undefined, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  call<T = unknown>(authorization: string | undefined, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
 }
 
 /** Builds the real app on the CLI's database, runs `work` against it, and closes it again. */
@@ -93,14 +104,14 @@ async function withApp<T>(work: (api: Api) => Promise<T>): Promise<T> {
     try {
       await app.ready();
       return await work({
-        async call(authorization, method, path, body) {
+        async call<T>(authorization: string | undefined, method: 'GET' | 'POST', path: string, body?: unknown) {
           const response = await app.inject({
             method,
             url: `${API_PREFIX}${path}`,
             headers: { ...(authorization ? { authorization } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
             ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
           });
-          return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined };
+          return { status: response.statusCode, body: (response.body ? JSON.parse(response.body) : undefined) as T };
         },
       });
     } finally {
@@ -142,15 +153,15 @@ describe(`operator CLI on ${target}`, () => {
   let reader = { id: '', authorization: '' };
 
   it('creates platforms with a first token each, and lists them', async () => {
-    const first = await runCli(['platforms', 'create', '--name', 'Acme']);
+    const first = await runCli<CreatedPlatform>(['platforms', 'create', '--name', 'Acme']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.json).toEqual({
-      platform: { id: expect.stringMatching(/^Platform:/), name: 'Acme' },
-      token: { id: expect.stringMatching(/^ApiToken:/), clientId: expect.any(String), clientSecret: expect.any(String), permissions: ['MANAGE'] },
+      platform: { id: expect.stringMatching(/^Platform:/) as unknown, name: 'Acme' },
+      token: { id: expect.stringMatching(/^ApiToken:/) as unknown, clientId: expect.any(String) as unknown, clientSecret: expect.any(String) as unknown, permissions: ['MANAGE'] },
     });
     Object.assign(acme, { id: first.json.platform.id, tokenId: first.json.token.id, authorization: basic(first.json.token.clientId, first.json.token.clientSecret) });
 
-    const second = await runCli(['platforms', 'create', '--name', 'Globex', '--permissions', 'view,TRANSACT']);
+    const second = await runCli<CreatedPlatform>(['platforms', 'create', '--name', 'Globex', '--permissions', 'view,TRANSACT']);
     expect(second.code, second.stderr).toBe(0);
     expect(second.json.platform.name).toBe('Globex');
     expect(second.json.token.permissions).toEqual(['VIEW', 'TRANSACT']);
@@ -160,15 +171,15 @@ describe(`operator CLI on ${target}`, () => {
     const list = await runCli(['platforms', 'list']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.json).toEqual([
-      { id: acme.id, name: 'Acme', createdAt: expect.any(String) },
-      { id: globex.id, name: 'Globex', createdAt: expect.any(String) },
+      { id: acme.id, name: 'Acme', createdAt: expect.any(String) as unknown },
+      { id: globex.id, name: 'Globex', createdAt: expect.any(String) as unknown },
     ]);
   }, 240_000);
 
   it('creates a narrower token for a platform', async () => {
-    const created = await runCli(['tokens', 'create', '--platform', acme.id, '--name', 'dashboard', '--permissions', 'VIEW']);
+    const created = await runCli<CreatedToken>(['tokens', 'create', '--platform', acme.id, '--name', 'dashboard', '--permissions', 'VIEW']);
     expect(created.code, created.stderr).toBe(0);
-    expect(created.json).toMatchObject({ id: expect.stringMatching(/^ApiToken:/), name: 'dashboard', permissions: ['VIEW'], clientSecret: expect.any(String) });
+    expect(created.json).toMatchObject({ id: expect.stringMatching(/^ApiToken:/) as unknown, name: 'dashboard', permissions: ['VIEW'], clientSecret: expect.any(String) as unknown });
     reader = { id: created.json.id, authorization: basic(created.json.clientId, created.json.clientSecret) };
   }, 240_000);
 
@@ -176,7 +187,7 @@ describe(`operator CLI on ${target}`, () => {
 
   it('issues credentials that authenticate against the API, each for its own platform', async () => {
     await withApp(async (api) => {
-      const made = await api.call(acme.authorization, 'POST', '/customers', {
+      const made = await api.call<Customer>(acme.authorization, 'POST', '/customers', {
         customerType: 'INDIVIDUAL',
         platformCustomerId: 'cli-user-1',
         fullName: 'Review Me 001',
@@ -187,13 +198,13 @@ describe(`operator CLI on ${target}`, () => {
       customerId = made.body.id;
 
       // Globex's TRANSACT token works, on Globex's data only.
-      const globexList = await api.call(globex.authorization, 'GET', '/customers');
+      const globexList = await api.call<List<Customer>>(globex.authorization, 'GET', '/customers');
       expect(globexList.status).toBe(200);
       expect(globexList.body.data).toEqual([]);
       expect((await api.call(globex.authorization, 'GET', `/customers/${customerId}`)).status).toBe(404);
       // It cannot manage tokens; Acme's MANAGE token can, and sees only Acme's tokens.
       expect((await api.call(globex.authorization, 'GET', '/tokens')).status).toBe(403);
-      const acmeTokens = await api.call(acme.authorization, 'GET', '/tokens');
+      const acmeTokens = await api.call<List<ApiToken>>(acme.authorization, 'GET', '/tokens');
       expect(acmeTokens.status).toBe(200);
       expect(acmeTokens.body.data.map((t: { id: string }) => t.id).sort()).toEqual([acme.tokenId, reader.id].sort());
 
@@ -231,7 +242,7 @@ describe(`operator CLI on ${target}`, () => {
     expectFailure(foreign, 1, /Customer not found/);
 
     await withApp(async (api) => {
-      const customer = await api.call(acme.authorization, 'GET', `/customers/${customerId}`);
+      const customer = await api.call<Customer>(acme.authorization, 'GET', `/customers/${customerId}`);
       expect(customer.status).toBe(200);
       expect(customer.body.kycStatus).toBe('APPROVED');
     });

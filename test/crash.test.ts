@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import { exited, ProcessTestBed } from './processes.js';
+import type { Customer, ExternalAccount, InternalAccount, List, Transaction } from './wire-types.js';
 
 /**
  * kill -9 in the middle of a funding and transfer load, then restart: every request either fully
@@ -26,9 +27,9 @@ describe('crash safety', () => {
     const { env, open } = await bed.serverEnvironment('moneta-crash');
     let server = await bed.startServer(env);
 
-    const customer = await call(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Crash Dummy', currencies: ['USD'] });
-    const accountId = (await call(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0].id as string;
-    const external = await call(server.base, 'POST', '/customers/external-accounts', {
+    const customer = await call<Customer>(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Crash Dummy', currencies: ['USD'] });
+    const accountId = (await call<List<InternalAccount>>(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!.id;
+    const external = await call<ExternalAccount>(server.base, 'POST', '/customers/external-accounts', {
       customerId: customer.body.id,
       currency: 'USD',
       accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: '27182818', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Crash Dummy' } },
@@ -78,18 +79,18 @@ describe('crash safety', () => {
     expect(fundings.every((s) => s.status === 200)).toBe(true);
     expect(transfers.every((s) => s.status === 201 || s.status === 400)).toBe(true);
     const acceptedTransfers = transfers.filter((s) => s.status === 201).length;
-    const account = await call(server.base, 'GET', `/internal-accounts/${accountId}`);
+    const account = await call<InternalAccount>(server.base, 'GET', `/internal-accounts/${accountId}`);
     expect(account.body.balance.amount).toBe(fundings.length * 1_000 - acceptedTransfers * 300);
 
     // Pending settlements run after the restart.
     await call(server.base, 'POST', '/sandbox/clock/advance', { seconds: 5 });
     for (let i = 0; i < 200; i++) {
-      const processing = await call(server.base, 'GET', '/transactions?status=PROCESSING&limit=1');
+      const processing = await call<List<Transaction>>(server.base, 'GET', '/transactions?status=PROCESSING&limit=1');
       if (processing.body.totalCount === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect((await call(server.base, 'GET', '/transactions?status=PROCESSING&limit=1')).body.totalCount).toBe(0);
-    expect((await call(server.base, 'GET', '/transactions?type=OUTGOING&status=COMPLETED&limit=1')).body.totalCount).toBe(acceptedTransfers);
+    expect((await call<List<Transaction>>(server.base, 'GET', '/transactions?status=PROCESSING&limit=1')).body.totalCount).toBe(0);
+    expect((await call<List<Transaction>>(server.base, 'GET', '/transactions?type=OUTGOING&status=COMPLETED&limit=1')).body.totalCount).toBe(acceptedTransfers);
 
     server.child.kill('SIGTERM');
     await exited(server.child);

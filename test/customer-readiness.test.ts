@@ -3,6 +3,7 @@ import { API_PREFIX, loadConfig } from '../packages/server/src/config.js';
 import { buildApp } from '../packages/server/src/app.js';
 import { basic, createTestApp, errorOf, type TestApp } from './harness.js';
 import { authenticatedRoutes, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody } from './route-fixtures.js';
+import type { ApiError, Customer, InternalAccount, List, PlatformAccountList } from './wire-types.js';
 
 /**
  * Money moves only for a customer whose verification is APPROVED: every route that moves a
@@ -26,14 +27,14 @@ describe('USER_NOT_READY', () => {
     for (const status of ['PENDING', 'REJECTED', 'HOLD']) {
       expect((await t.api(t.platform, 'POST', `/sandbox/customers/${ids.get('Customer')}/kyc-decision`, { status })).status).toBe(200);
       const fingerprint = await databaseFingerprint(t.database.db);
-      const refused = await t.api(t.platform, route.method as 'POST', path, body);
+      const refused = await t.api<ApiError>(t.platform, route.method, path, body);
       expect(refused.status, `${routeKey(route)} with a ${status} customer: ${refused.text}`).toBe(403);
       expect(errorOf(refused)).toBe('USER_NOT_READY');
       expect(refused.body.details).toMatchObject({ customerId: ids.get('Customer'), verificationStatus: status });
       expect(await databaseFingerprint(t.database.db)).toBe(fingerprint);
     }
     expect((await t.api(t.platform, 'POST', `/sandbox/customers/${ids.get('Customer')}/kyc-decision`, { status: 'APPROVED' })).status).toBe(200);
-    const accepted = await t.api(t.platform, route.method as 'POST', path, body);
+    const accepted = await t.api(t.platform, route.method, path, body);
     expect(accepted.status, accepted.text).toBeLessThan(300);
   });
 });
@@ -50,14 +51,14 @@ describe('USER_NOT_READY in production', () => {
   it('a customer waiting for manual review cannot be paid from the platform’s account until an operator approves them', async () => {
     const token = await app.container.tokens.insertToken(t.database.db, { platformId: t.platform.id, name: 'prod', permissions: ['MANAGE'], now: new Date() });
     const authorization = basic(token.clientId, token.clientSecret!);
-    const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const call = async <T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown) => {
       const res = await app.app.inject({ method, url: `${API_PREFIX}${path}`, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
-      return { status: res.statusCode, body: res.json() };
+      return { status: res.statusCode, body: res.json<T>() };
     };
-    const customer = await call('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Paula Production', currencies: ['USD'] });
+    const customer = await call<Customer>('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Paula Production', currencies: ['USD'] });
     expect(customer.body.kycStatus).toBe('UNVERIFIED');
-    const account = (await call('GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0].id as string;
-    const platformUsd = (await call('GET', '/platform/internal-accounts?currency=USD')).body.data[0].id as string;
+    const account = (await call<List<InternalAccount>>('GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!.id;
+    const platformUsd = (await call<PlatformAccountList>('GET', '/platform/internal-accounts?currency=USD')).body.data[0]!.id;
     const refused = await call('POST', '/transfer-in', { source: { accountId: platformUsd }, destination: { accountId: account }, amount: 1 });
     expect(refused).toMatchObject({ status: 403, body: { code: 'USER_NOT_READY', details: { verificationStatus: 'UNVERIFIED' } } });
   });

@@ -11,6 +11,7 @@ import type { RouteTable } from '../packages/server/src/http/route-table.js';
 import { checkConformance } from './conformance/hook.js';
 import { checkDeclaredError } from './declared-errors.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
+import type { ApiError } from './wire-types.js';
 
 /**
  * A fresh database for one test file: in-memory PGlite by default, or, when DATABASE_URL is set,
@@ -65,13 +66,19 @@ export interface TestApp {
   platform: TestPlatform;
   newPlatform(name?: string): Promise<TestPlatform>;
   newToken(platform: TestPlatform, permissions: string[]): Promise<TestPlatform>;
-  api(platform: TestPlatform | null, method: InjectOptions['method'], path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
+  /** One request through the app; `T` names the body the test expects (see wire-types.ts). */
+  api: <T = unknown>(platform: TestPlatform | null, method: InjectOptions['method'], path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
 
-export interface ApiResponse {
+/**
+ * A response as a test sees it. `body` is the parsed JSON (undefined when there is none or it is not
+ * JSON), typed as what the caller said it expects: it is not checked against `T` (the conformance
+ * hook and the route's own response schema do that).
+ */
+export interface ApiResponse<T = unknown> {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  body: T;
   headers: Record<string, string | string[] | number | undefined>;
   text: string;
 }
@@ -159,7 +166,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     platform,
     newPlatform,
     newToken,
-    async api(who, method, path, body, headers = {}) {
+    async api<T = unknown>(who: TestPlatform | null, method: InjectOptions['method'], path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
       const response = await app.inject({
         method,
         url: path.startsWith('/') && !path.startsWith(API_PREFIX) && !path.startsWith('/hosted') && !path.startsWith('/health') ? `${API_PREFIX}${path}` : path,
@@ -175,20 +182,25 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       const sent = { method: response.raw.req.method ?? String(method), url: response.raw.req.url ?? path };
       checkDeclaredError(routes, sent, { status: response.statusCode, body: parsed });
       await checkConformance({ ...sent, status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), body: parsed });
-      return { status: response.statusCode, body: parsed, headers: response.headers, text: response.body };
+      return { status: response.statusCode, body: parsed as T, headers: response.headers, text: response.body };
     },
     async close() {
       // Every suite ends by proving the books balance: entries, balances, holds, non-negativity.
       const violations = await reconcile(database.db).catch(() => []);
+      // And every event written is of a type some module declares (its `events`).
+      const declared = new Set<string>(container.modules.flatMap((m) => m.events ?? []));
+      const written = await database.db.selectFrom('events').select('type').distinct().execute().catch(() => []);
+      const undeclared = written.map((r) => r.type).filter((type) => !declared.has(type));
       await app.close();
       await database.close();
       if (violations.length > 0) throw new Error(`ledger invariants broken: ${JSON.stringify(violations)}`);
+      if (undeclared.length > 0) throw new Error(`events of types no module declares were written: ${undeclared.join(', ')}`);
     },
   };
 }
 
 /** Asserts the spec's error shape and returns the body. */
-export function expectErrorShape(response: ApiResponse): { status: number; code: string; message: string; details?: Record<string, unknown> } {
+export function expectErrorShape(response: ApiResponse<unknown>): ApiError {
   const body = response.body as Record<string, unknown>;
   if (typeof body !== 'object' || body === null) throw new Error(`error body is not JSON: ${response.text}`);
   if (body.status !== response.status) throw new Error(`error body status ${String(body.status)} != HTTP ${response.status}`);
@@ -197,11 +209,11 @@ export function expectErrorShape(response: ApiResponse): { status: number; code:
   for (const key of Object.keys(body)) {
     if (!['status', 'code', 'message', 'details'].includes(key)) throw new Error(`unexpected key ${key} in error body`);
   }
-  return body as never;
+  return body as ApiError;
 }
 
 /** An error's code, followed by its details.reason when it has one: `CONFLICT QUOTE_EXPIRED`, `SELF_PAYMENT`. */
-export function errorOf(response: ApiResponse): string {
+export function errorOf(response: ApiResponse<unknown>): string {
   const { code, details } = expectErrorShape(response);
   return typeof details?.reason === 'string' ? `${code} ${details.reason}` : code;
 }

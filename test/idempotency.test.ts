@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type ApiResponse, type TestApp, type TestPlatform } from './harness.js';
+import type { Customer, List, PlatformConfig } from './wire-types.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ function withKey(key: string): Record<string, string> {
 }
 
 async function customersNamed(platform: TestPlatform, platformCustomerId: string): Promise<number> {
-  const res = await t.api(platform, 'GET', `/customers?platformCustomerId=${encodeURIComponent(platformCustomerId)}&limit=100`);
+  const res = await t.api<List<Customer>>(platform, 'GET', `/customers?platformCustomerId=${encodeURIComponent(platformCustomerId)}&limit=100`);
   expect(res.status).toBe(200);
   return res.body.totalCount as number;
 }
@@ -65,7 +66,7 @@ describe('Idempotency-Key', () => {
     const elsewhere = await t.api(t.platform, 'PATCH', '/config', { umaDomain: 'conflict.example.com' }, withKey(key));
     expect(elsewhere.status).toBe(409);
     expect(expectErrorShape(elsewhere).code).toBe('CONFLICT');
-    expect((await t.api(t.platform, 'GET', '/config')).body.umaDomain).toBeUndefined();
+    expect((await t.api<PlatformConfig>(t.platform, 'GET', '/config')).body.umaDomain).toBeUndefined();
 
     // The original request still replays.
     const again = await t.api(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'idem-2', fullName: 'Con Flict' }, withKey(key));
@@ -76,10 +77,10 @@ describe('Idempotency-Key', () => {
   it("keys are scoped per platform: another platform may reuse a key and gets its own result", async () => {
     const key = freshKey('shared');
     const body = { customerType: 'INDIVIDUAL', platformCustomerId: 'idem-3', fullName: 'Sam Scope' };
-    const a = await t.api(t.platform, 'POST', '/customers', body, withKey(key));
+    const a = await t.api<Customer>(t.platform, 'POST', '/customers', body, withKey(key));
     expect(a.status).toBe(201);
     const platformB = await t.newPlatform('platform B');
-    const b = await t.api(platformB, 'POST', '/customers', body, withKey(key));
+    const b = await t.api<Customer>(platformB, 'POST', '/customers', body, withKey(key));
     expect(b.status).toBe(201);
     expect(replayed(b)).toBe(false);
     expect(b.body.id).not.toBe(a.body.id);
@@ -133,7 +134,7 @@ describe('Idempotency-Key', () => {
   it('a key is kept 24 hours on the platform clock; after that it may be reused for a new request', async () => {
     const p = await t.newPlatform('expiry platform');
     const key = freshKey('expire');
-    const first = await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'old', fullName: 'Olde Key' }, withKey(key));
+    const first = await t.api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'old', fullName: 'Olde Key' }, withKey(key));
     expect(first.status).toBe(201);
     const early = await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'new', fullName: 'New Key' }, withKey(key));
     expect(early.status).toBe(409);
@@ -141,7 +142,7 @@ describe('Idempotency-Key', () => {
     const advanced = await t.api(p, 'POST', '/sandbox/clock/advance', { seconds: 90_000 });
     expect(advanced.status).toBe(200);
 
-    const reused = await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'new', fullName: 'New Key' }, withKey(key));
+    const reused = await t.api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'new', fullName: 'New Key' }, withKey(key));
     expect(reused.status).toBe(201);
     expect(replayed(reused)).toBe(false);
     expect(reused.body.id).not.toBe(first.body.id);
@@ -158,7 +159,7 @@ describe('Idempotency-Key', () => {
   it('PATCH /config replays, refuses a different body under its key, and frees the key after 24 hours', async () => {
     const p = await t.newPlatform('config platform');
     const key = freshKey('config');
-    const first = await t.api(p, 'PATCH', '/config', { umaDomain: 'first.example.com' }, withKey(key));
+    const first = await t.api<PlatformConfig>(p, 'PATCH', '/config', { umaDomain: 'first.example.com' }, withKey(key));
     expect(first.status).toBe(200);
     expect(first.body.umaDomain).toBe('first.example.com');
 
@@ -169,22 +170,22 @@ describe('Idempotency-Key', () => {
     expect(replay.status).toBe(200);
     expect(replayed(replay)).toBe(true);
     expect(replay.text).toBe(first.text);
-    expect((await t.api(p, 'GET', '/config')).body.umaDomain).toBe('later.example.com');
+    expect((await t.api<PlatformConfig>(p, 'GET', '/config')).body.umaDomain).toBe('later.example.com');
 
     const different = await t.api(p, 'PATCH', '/config', { umaDomain: 'other.example.com' }, withKey(key));
     expect(different.status).toBe(409);
     expect(expectErrorShape(different).code).toBe('CONFLICT');
-    expect((await t.api(p, 'GET', '/config')).body.umaDomain).toBe('later.example.com');
+    expect((await t.api<PlatformConfig>(p, 'GET', '/config')).body.umaDomain).toBe('later.example.com');
 
     const concurrent = await Promise.all(Array.from({ length: 10 }, () => t.api(p, 'PATCH', '/config', { umaDomain: 'first.example.com' }, withKey(key))));
     expect(concurrent.every((r) => r.status === 200 && replayed(r) && r.text === first.text)).toBe(true);
 
     expect((await t.api(p, 'POST', '/sandbox/clock/advance', { seconds: 90_000 })).status).toBe(200);
-    const reused = await t.api(p, 'PATCH', '/config', { umaDomain: 'other.example.com' }, withKey(key));
+    const reused = await t.api<PlatformConfig>(p, 'PATCH', '/config', { umaDomain: 'other.example.com' }, withKey(key));
     expect(reused.status).toBe(200);
     expect(replayed(reused)).toBe(false);
     expect(reused.body.umaDomain).toBe('other.example.com');
-    expect((await t.api(p, 'GET', '/config')).body.umaDomain).toBe('other.example.com');
+    expect((await t.api<PlatformConfig>(p, 'GET', '/config')).body.umaDomain).toBe('other.example.com');
   });
 
   it('a malformed Idempotency-Key is refused with 400 naming the header', async () => {

@@ -16,6 +16,7 @@ import { migrations } from '../packages/server/src/db/migrations/index.js';
 import type { Database, Db } from '../packages/server/src/db/schema.js';
 import { PGlitePool } from '../packages/server/src/db/pglite-pool.js';
 import { basic, createTestApp, openTestDatabase, type TestApp } from './harness.js';
+import type { ApiError, ExchangeRateList, PlatformAccountList, SandboxClock } from './wire-types.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,8 +44,8 @@ function startChild(args: string[], env: Record<string, string | undefined>): Ch
   const proc = spawn(process.execPath, [TSX_CLI, ...args], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  proc.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  proc.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolveExit) => proc.on('exit', (code) => resolveExit(code)));
   const child: Child = { process: proc, stdout: () => out, stderr: () => err, exited };
   children.add(child);
@@ -360,14 +361,14 @@ describe('configuration and production mode', () => {
       // The ordinary API still works in production.
       expect((await inject('GET', `${API_PREFIX}/customers`)).statusCode).toBe(200);
       expect((await app.inject({ method: 'GET', url: '/health' })).json()).toMatchObject({ status: 'ok', mode: 'production' });
-      const spec = (await app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json() as { paths: Record<string, unknown> };
+      const spec = (await app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json<{ paths: Record<string, unknown> }>();
       expect(Object.keys(spec.paths).filter((p) => p.startsWith('/sandbox'))).toEqual([]);
       // No made-up sandbox rates price real money: without a configured rate source, FX is 501.
       const rates = await inject('GET', `${API_PREFIX}/exchange-rates?sourceCurrency=USD`);
       expect(rates.statusCode).toBe(501);
       expect(rates.json()).toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' });
-      const platformUsd = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=USD`)).json().data[0].id as string;
-      const platformMxn = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=MXN`)).json().data[0].id as string;
+      const platformUsd = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=USD`)).json<PlatformAccountList>().data[0]!.id;
+      const platformMxn = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=MXN`)).json<PlatformAccountList>().data[0]!.id;
       const quote = await inject('POST', `${API_PREFIX}/quotes`, {
         source: { sourceType: 'ACCOUNT', accountId: platformUsd },
         destination: { destinationType: 'ACCOUNT', accountId: platformMxn },
@@ -375,7 +376,7 @@ describe('configuration and production mode', () => {
         lockedCurrencyAmount: 1000,
       });
       expect(quote.statusCode).toBe(501);
-      expect(quote.json().code).toBe('NOT_IMPLEMENTED');
+      expect(quote.json<ApiError>().code).toBe('NOT_IMPLEMENTED');
       const realtime = await inject('POST', `${API_PREFIX}/quotes`, {
         source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' },
         destination: { destinationType: 'ACCOUNT', accountId: platformMxn },
@@ -397,11 +398,11 @@ describe('configuration and production mode', () => {
       const authorization = basic(token.clientId, token.clientSecret!);
       const inject = (method: 'GET' | 'POST', url: string, body?: unknown) =>
         priced.app.inject({ method, url, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
-      const rates = (await inject('GET', `${API_PREFIX}/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN`)).json();
+      const rates = (await inject('GET', `${API_PREFIX}/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN`)).json<ExchangeRateList>();
       expect(rates.data).toHaveLength(1);
-      expect(rates.data[0].exchangeRate).toBe(18.25);
-      const usd = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=USD`)).json().data[0].id as string;
-      const mxn = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=MXN`)).json().data[0].id as string;
+      expect(rates.data[0]!.exchangeRate).toBe(18.25);
+      const usd = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=USD`)).json<PlatformAccountList>().data[0]!.id;
+      const mxn = (await inject('GET', `${API_PREFIX}/platform/internal-accounts?currency=MXN`)).json<PlatformAccountList>().data[0]!.id;
       const quote = await inject('POST', `${API_PREFIX}/quotes`, {
         source: { sourceType: 'ACCOUNT', accountId: usd },
         destination: { destinationType: 'ACCOUNT', accountId: mxn },
@@ -412,12 +413,12 @@ describe('configuration and production mode', () => {
       expect(quote.json()).toMatchObject({ exchangeRate: 18.25, totalReceivingAmount: 18_250, status: 'PENDING' });
       const gbp = await inject('GET', `${API_PREFIX}/exchange-rates?sourceCurrency=USD&destinationCurrency=GBP`);
       expect(gbp.statusCode).toBe(400);
-      expect(gbp.json().code).toBe('INVALID_CURRENCY');
+      expect(gbp.json<ApiError>().code).toBe('INVALID_CURRENCY');
     } finally {
       await priced.app.close();
     }
 
-    const sandbox = await t.api(t.platform, 'POST', `${API_PREFIX}/sandbox/clock/advance`, { seconds: 60 });
+    const sandbox = await t.api<SandboxClock>(t.platform, 'POST', `${API_PREFIX}/sandbox/clock/advance`, { seconds: 60 });
     expect(sandbox.status).toBe(200);
     expect(sandbox.body.offsetSeconds).toBe(60);
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from './harness.js';
 import { listEvents } from '../packages/server/src/events/outbox.js';
+import type { Customer, KycLink } from './wire-types.js';
 
 /**
  * The hosted KYC page in a real headless Chromium against the app listening on a loopback port:
@@ -56,15 +57,15 @@ describe.skipIf(!haveChromium)(`the hosted KYC page in headless Chromium (${CHRO
   });
 
   it('a person fills in the form, is sent back to the platform, and the customer is approved; the link then shows "already used"', async () => {
-    const created = await t.api(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Waiting 003', email: 'jane@example.com' });
+    const created = await t.api<Customer>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Waiting 003', email: 'jane@example.com' });
     expect(created.status).toBe(201);
     expect(created.body.kycStatus).toBe('UNVERIFIED');
-    const customerId = created.body.id as string;
+    const customerId = created.body.id;
 
     const redirectUri = `${target.origin}/onboarding/done?customer=${encodeURIComponent(customerId)}`;
-    const link = await t.api(t.platform, 'POST', `/customers/${customerId}/kyc-link`, { redirectUri }, { 'idempotency-key': `browser-${randomBytes(6).toString('hex')}` });
+    const link = await t.api<KycLink>(t.platform, 'POST', `/customers/${customerId}/kyc-link`, { redirectUri }, { 'idempotency-key': `browser-${randomBytes(6).toString('hex')}` });
     expect(link.status).toBe(201);
-    const kycUrl = link.body.kycUrl as string;
+    const kycUrl = link.body.kycUrl;
     expect(kycUrl.startsWith(`${t.baseUrl}/hosted/kyc/`)).toBe(true);
 
     const context = await browser.newContext({ viewport: { width: 800, height: 900 } });
@@ -99,7 +100,7 @@ describe.skipIf(!haveChromium)(`the hosted KYC page in headless Chromium (${CHRO
       expect(landing[0]!.method).toBe('GET');
       expect(landing[0]!.headers.referer).toBeUndefined();
 
-      const customer = await t.api(t.platform, 'GET', `/customers/${customerId}`);
+      const customer = await t.api<Customer>(t.platform, 'GET', `/customers/${customerId}`);
       expect(customer.body.kycStatus).toBe('APPROVED');
       const approvals = (await listEvents(t.database.db, t.platform.id, 'CUSTOMER.KYC_APPROVED')).filter((e) => (e.data as { id: string }).id === customerId);
       expect(approvals).toHaveLength(1);

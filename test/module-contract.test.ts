@@ -10,6 +10,7 @@ import { tipsModule } from './fixtures/tips-module.js';
 import { createTestApp, errorOf, type TestApp } from './harness.js';
 import { authenticatedRoutes, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody } from './route-fixtures.js';
 import { startReceiver } from './webhook-receiver.js';
+import type { InternalAccount, List, Transaction, WebhookEvent } from './wire-types.js';
 
 /**
  * The module contract: a module declared in one place is served, wired, swept and documented with
@@ -61,30 +62,30 @@ describe('a module added to the list is served, wired and documented', () => {
     const tooBig = await t.api(t.platform, 'POST', '/tips', { accountId, amount: 10_001 });
     expect(errorOf(tooBig)).toBe('AMOUNT_OUT_OF_RANGE TIP_TOO_LARGE');
 
-    const before = (await t.api(t.platform, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount as number;
-    const tip = await t.api(t.platform, 'POST', '/tips', { accountId, amount: 250 });
+    const before = (await t.api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount;
+    const tip = await t.api<Transaction>(t.platform, 'POST', '/tips', { accountId, amount: 250 });
     expect(tip.status, tip.text).toBe(201);
     expect(tip.body).toMatchObject({ type: 'OUTGOING', status: 'COMPLETED', sentAmount: { amount: 250 } });
-    expect((await t.api(t.platform, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount).toBe(before - 250);
+    expect((await t.api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount).toBe(before - 250);
 
     // Its payment kind: POST /transactions/{id}/cancel reaches the tips module, which refunds.
-    const cancelled = await t.api(t.platform, 'POST', `/transactions/${tip.body.id}/cancel`);
+    const cancelled = await t.api<Transaction>(t.platform, 'POST', `/transactions/${tip.body.id}/cancel`);
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(cancelled.body.status).toBe('FAILED');
-    expect((await t.api(t.platform, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount).toBe(before);
+    expect((await t.api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount).toBe(before);
 
     // Its job runs when due; after the thanks the tip cannot be cancelled.
-    const kept = await t.api(t.platform, 'POST', '/tips', { accountId, amount: 100 });
+    const kept = await t.api<Transaction>(t.platform, 'POST', '/tips', { accountId, amount: 100 });
     expect((await t.api(t.platform, 'POST', '/sandbox/clock/advance', { seconds: 61 })).status).toBe(200);
     await t.container.jobs.runDue();
-    const events = await t.api(t.platform, 'GET', '/webhooks/events?type=TIP.THANKED');
-    expect(events.body.data.map((e: { data: { id: string } }) => e.data.id)).toContain(kept.body.id);
+    const events = await t.api<List<WebhookEvent>>(t.platform, 'GET', '/webhooks/events?type=TIP.THANKED');
+    expect(events.body.data.map((e) => e.data.id)).toContain(kept.body.id);
     const late = await t.api(t.platform, 'POST', `/transactions/${kept.body.id}/cancel`);
     expect(errorOf(late)).toBe('TRANSACTION_NOT_CANCELLABLE');
   });
 
   it('its routes and the codes they can answer are in the OpenAPI document', async () => {
-    const doc = (await t.api(null, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties: { code: { enum: string[] }; details: { properties: { reason?: { enum: string[] } } } } } }> }> }>> };
+    const doc = (await t.api<{ paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties: { code: { enum: string[] }; details: { properties: { reason?: { enum: string[] } } } } } }> }> }>> }>(null, 'GET', '/openapi.json')).body;
     const tips = doc.paths['/tips']!.post!.responses;
     expect(Object.keys(tips).sort()).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '500']);
     const schemaOf = (status: string) => tips[status]!.content!['application/json']!.schema.properties;
@@ -113,7 +114,7 @@ describe('the signed-action answer', () => {
     const key = `signed-${Math.random().toString(36).slice(2)}`;
     const first = await t.api(t.platform, 'PATCH', '/probe/signed', { note: 'hello' }, { 'idempotency-key': key });
     expect(first.status).toBe(202);
-    expect(first.body).toEqual({ payloadToSign: '{"note":"hello"}', requestId: 'Request:01a20061-044a-7399-9737-e82f3a74e590', expiresAt: expect.any(String) });
+    expect(first.body).toEqual({ payloadToSign: '{"note":"hello"}', requestId: 'Request:01a20061-044a-7399-9737-e82f3a74e590', expiresAt: expect.any(String) as unknown });
     const signed = await t.api(t.platform, 'PATCH', '/probe/signed', { note: 'hello' }, { 'idempotency-key': key, 'service-wallet-signature': 'sandbox-valid-signature' });
     expect(signed.status).toBe(200);
     expect(signed.headers['idempotent-replayed']).toBeUndefined();
@@ -140,15 +141,15 @@ describe('idempotency: every POST, PATCH and DELETE of every module honours Idem
       const path = fillPath(t, route, ids);
       const body = route.hasBody ? validBody(t, route, ids) : undefined;
       const key = `sweep-${Math.random().toString(36).slice(2)}`;
-      const first = await t.api(t.platform, route.method as 'POST', path, body, { 'idempotency-key': key });
+      const first = await t.api(t.platform, route.method, path, body, { 'idempotency-key': key });
       expect(first.status, `${routeKey(route)}: ${first.text}`).toBeLessThan(300);
       expect(first.headers['idempotent-replayed'], routeKey(route)).toBeUndefined();
       const fingerprint = await databaseFingerprint(t.database.db);
-      const replay = await t.api(t.platform, route.method as 'POST', path, body, { 'idempotency-key': key });
+      const replay = await t.api(t.platform, route.method, path, body, { 'idempotency-key': key });
       expect(replay.headers['idempotent-replayed'], `${routeKey(route)} ignores Idempotency-Key`).toBe('true');
       expect({ status: replay.status, text: replay.text }, routeKey(route)).toEqual({ status: first.status, text: first.text });
       expect(await databaseFingerprint(t.database.db), `${routeKey(route)}: the replay changed something`).toBe(fingerprint);
-      const other = await t.api(t.platform, route.method as 'POST', `${path}${path.includes('?') ? '&' : '?'}other=1`, body, { 'idempotency-key': key });
+      const other = await t.api(t.platform, route.method, `${path}${path.includes('?') ? '&' : '?'}other=1`, body, { 'idempotency-key': key });
       expect(errorOf(other), routeKey(route)).toBe('CONFLICT IDEMPOTENCY_KEY_REUSED');
     }
   });

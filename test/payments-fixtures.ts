@@ -1,38 +1,23 @@
 import { expect } from 'vitest';
 import { sql } from 'kysely';
-import { clabeCheckDigit } from '../packages/server/src/lib/account-numbers/clabe.js';
 import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
 import type { TransactionId } from '../packages/server/src/core/ids.js';
 import { checkConformance } from './conformance/hook.js';
 import { checkDeclaredError } from './declared-errors.js';
+import type { Customer, ExternalAccount, InternalAccount, List } from './wire-types.js';
 
 /** Shared set-up for tests that move money across currencies: customers, funding, beneficiaries, settling. */
 
-let clabeSeed = 100_000_000;
+// One generator of CLABEs and beneficiaries for all tests: the external-accounts module's fixtures.
+import { clabeEndingWith, mexicanBeneficiary } from '../packages/server/src/modules/external-accounts/fixtures.js';
+export { clabeEndingWith, mexicanBeneficiary };
 
-/** A valid CLABE whose last three digits (check digit included) are `suffix`: the sandbox outcome key. */
-export function clabeEndingWith(suffix: string): string {
-  for (;;) {
-    clabeSeed += 1;
-    const first17 = `032180${String(clabeSeed).padStart(9, '0')}${suffix.slice(0, 2)}`;
-    if (String(clabeCheckDigit(first17)) === suffix[2]) return `${first17}${suffix[2]}`;
-  }
-}
-
-export const mexicanBeneficiary = {
-  beneficiaryType: 'INDIVIDUAL',
-  fullName: 'María Receptora',
-  birthDate: '1988-03-04',
-  nationality: 'MX',
-  address: { line1: 'Av. Reforma 1', city: 'CDMX', postalCode: '06600', country: 'MX' },
-};
-
-type Api = (who: TestPlatform | null, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse>;
+type Api = <T = unknown>(who: TestPlatform | null, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
 
 /** Calls the app over a real socket (the app must listen): what a platform's HTTP client does. */
 export function httpApi(t: TestApp): Api {
   if (!t.baseUrl) throw new Error('httpApi needs createTestApp(..., { listen: true })');
-  return async (who, method, path, body, headers = {}) => {
+  return async <T = unknown>(who: TestPlatform | null, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
     const response = await fetch(`${t.baseUrl}/2025-10-13${path}`, {
       method,
       headers: { ...(who ? { authorization: who.authorization } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
@@ -47,31 +32,31 @@ export function httpApi(t: TestApp): Api {
     }
     checkDeclaredError(t.routes, { method, url: `/2025-10-13${path}` }, { status: response.status, body: parsed });
     await checkConformance({ method, url: `/2025-10-13${path}`, status: response.status, contentType: response.headers.get('content-type') ?? undefined, body: parsed });
-    return { status: response.status, body: parsed, headers: Object.fromEntries(response.headers.entries()), text };
+    return { status: response.status, body: parsed as T, headers: Object.fromEntries(response.headers.entries()), text };
   };
 }
 
 export function paymentFixtures(t: TestApp, p: TestPlatform, api: Api = t.api) {
   async function customerWithAccount(currency: string, fund = 0, name = 'Quinn Quote') {
-    const customer = await api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: name, currencies: [currency] });
+    const customer = await api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: name, currencies: [currency] });
     expect(customer.status).toBe(201);
-    const account = (await api(p, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0];
+    const account = (await api<List<InternalAccount>>(p, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!;
     if (fund > 0) expect((await api(p, 'POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: fund })).status).toBe(200);
-    return { customerId: customer.body.id as string, accountId: account.id as string };
+    return { customerId: customer.body.id, accountId: account.id };
   }
 
   async function clabeAccount(customerId: string, suffix = '219') {
-    const res = await api(p, 'POST', '/customers/external-accounts', {
+    const res = await api<ExternalAccount>(p, 'POST', '/customers/external-accounts', {
       customerId,
       currency: 'MXN',
       accountInfo: { accountType: 'CLABE', clabeNumber: clabeEndingWith(suffix), bankName: 'BBVA', beneficiary: mexicanBeneficiary },
     });
     expect(res.status, res.text).toBe(201);
-    return res.body.id as string;
+    return res.body.id;
   }
 
   async function balance(accountId: string): Promise<number> {
-    return (await api(p, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount as number;
+    return (await api<InternalAccount>(p, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount;
   }
 
   /** Moves the platform's clock and runs whatever became due. */

@@ -69,8 +69,8 @@ export class ProcessTestBed {
     this.children.push(child);
     const keep = options.keep ?? 8000;
     let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
-    child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
+    child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
+    child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
     const base = `http://127.0.0.1:${port}`;
     // PGlite's first start can take a while on a loaded machine.
     for (let i = 0; i < 1200; i++) {
@@ -86,13 +86,13 @@ export class ProcessTestBed {
   }
 
   /** One API call over real HTTP with these credentials. */
-  async call(base: string, method: string, path: string, body?: unknown, idempotencyKey?: string) {
+  async call<T = unknown>(base: string, method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; replayed: boolean; body: T }> {
     const response = await fetch(`${base}/2025-10-13${path}`, {
       method,
       headers: { authorization: this.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', body: (await response.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', body: (await response.json()) as T };
   }
 }
 

@@ -4,6 +4,7 @@ import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import type { InternalAccountId } from '../packages/server/src/core/ids.js';
 import { clabeEndingWith, mexicanBeneficiary } from './payments-fixtures.js';
 import { exited, ProcessTestBed } from './processes.js';
+import type { Customer, ExternalAccount, InternalAccount, List, Quote, Transaction } from './wire-types.js';
 
 /**
  * kill -9 while executed quotes wait for their payout to settle, then restart on the same
@@ -24,7 +25,7 @@ interface Sent {
   path: string;
   body: unknown;
   status: number;
-  response: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  response: Quote;
 }
 
 describe('quote payouts across a crash', () => {
@@ -32,19 +33,19 @@ describe('quote payouts across a crash', () => {
     const { env, open } = await bed.serverEnvironment('moneta-quotes-restart');
     let server = await bed.startServer(env);
 
-    const customer = await call(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Quinn Restart', currencies: ['USD'] });
+    const customer = await call<Customer>(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Quinn Restart', currencies: ['USD'] });
     expect(customer.status).toBe(201);
-    const customerId = customer.body.id as string;
-    const accountId = (await call(server.base, 'GET', `/internal-account?customerId=${customerId}`)).body.data[0].id as string;
+    const customerId = customer.body.id;
+    const accountId = (await call<List<InternalAccount>>(server.base, 'GET', `/internal-account?customerId=${customerId}`)).body.data[0]!.id;
     expect((await call(server.base, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDING }, 'fund-once')).status).toBe(200);
     const clabe = async (suffix: string) => {
-      const res = await call(server.base, 'POST', '/customers/external-accounts', {
+      const res = await call<ExternalAccount>(server.base, 'POST', '/customers/external-accounts', {
         customerId,
         currency: 'MXN',
         accountInfo: { accountType: 'CLABE', clabeNumber: clabeEndingWith(suffix), bankName: 'BBVA', beneficiary: mexicanBeneficiary },
       });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body.id as string;
+      return res.body.id;
     };
     const slow = [await clabe(SLOW), await clabe(SLOW), await clabe(SLOW)];
     const fast = [await clabe(DEFAULT), await clabe(DEFAULT), await clabe(DEFAULT)];
@@ -63,7 +64,7 @@ describe('quote payouts across a crash', () => {
     }));
     const executions: Sent[] = [];
     const send = async (key: string, path: string, body: unknown): Promise<Sent> => {
-      const res = await call(server.base, 'POST', path, body, key);
+      const res = await call<Quote>(server.base, 'POST', path, body, key);
       return { key, path, body, status: res.status, response: res.body };
     };
     let next = 0;
@@ -88,7 +89,7 @@ describe('quote payouts across a crash', () => {
     server.child.kill('SIGKILL');
     await exited(server.child);
     expect(executions.map((e) => e.response.status)).toEqual(Array(QUOTES).fill('PROCESSING'));
-    const quotes = new Map(executions.map((e) => [e.response.id as string, { transactionId: e.response.transactionId as string, total: BigInt(e.response.totalSendingAmount) }]));
+    const quotes = new Map(executions.map((e) => [e.response.id, { transactionId: e.response.transactionId, total: BigInt(e.response.totalSendingAmount) }]));
     expect(quotes.size).toBe(QUOTES);
 
     // What the crash left: every slow payout (and perhaps some default ones) still to settle.
@@ -106,7 +107,7 @@ describe('quote payouts across a crash', () => {
     // Restart on the same database; move the platform clock past the slowest payout.
     server = await bed.startServer(env);
     expect((await call(server.base, 'POST', '/sandbox/clock/advance', { seconds: 400 })).status).toBe(200);
-    const statuses = async () => Promise.all([...quotes.keys()].map(async (id) => (await call(server.base, 'GET', `/quotes/${id}`)).body.status as string));
+    const statuses = async () => Promise.all([...quotes.keys()].map(async (id) => (await call<Quote>(server.base, 'GET', `/quotes/${id}`)).body.status));
     let seen = await statuses();
     for (let i = 0; i < 150 && seen.some((s) => s !== 'COMPLETED'); i++) {
       await new Promise((r) => setTimeout(r, 100));
@@ -115,7 +116,7 @@ describe('quote payouts across a crash', () => {
     expect(seen).toEqual(Array(QUOTES).fill('COMPLETED'));
 
     const spent = [...quotes.values()].reduce((sum, q) => sum + q.total, 0n);
-    const balance = async () => (await call(server.base, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount as number;
+    const balance = async () => (await call<InternalAccount>(server.base, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount;
     expect(BigInt(await balance())).toBe(BigInt(FUNDING) - spent);
 
     // Replaying an execute and an immediately executed create with their keys: the stored answers, nothing moves.
@@ -127,7 +128,7 @@ describe('quote payouts across a crash', () => {
       expect(replay.body).toEqual(original.response);
     }
     expect(BigInt(await balance())).toBe(BigInt(FUNDING) - spent);
-    expect((await call(server.base, 'GET', '/transactions?type=OUTGOING&limit=1')).body.totalCount).toBe(QUOTES);
+    expect((await call<List<Transaction>>(server.base, 'GET', '/transactions?type=OUTGOING&limit=1')).body.totalCount).toBe(QUOTES);
 
     server.child.kill('SIGTERM');
     await exited(server.child);

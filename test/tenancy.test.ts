@@ -13,6 +13,7 @@ import {
   validBody,
   type Ids,
 } from './route-fixtures.js';
+import type { ApiError, ApiToken, Customer, InternalAccount, List, PlatformConfig, SandboxClock, Transaction } from './wire-types.js';
 
 /**
  * Platforms share one database; every query must be scoped to the caller. These sweeps are driven
@@ -53,8 +54,8 @@ function unknownIds(ids: Ids): Ids {
   return new Map([...ids].map(([key, id]) => [key, unknownId(id.slice(0, id.indexOf(':')))]));
 }
 
-async function call(who: TestPlatform | null, route: RouteEntry, path: string, body: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
-  return t.api(who, route.method as never, path, body, headers);
+async function call<T = unknown>(who: TestPlatform | null, route: RouteEntry, path: string, body: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  return t.api<T>(who, route.method, path, body, headers);
 }
 
 /** What platform A sees of each of its resources that has a GET route of its own. */
@@ -88,7 +89,7 @@ describe('tenancy: a second platform gets 404 for every resource of the first, o
       if (route.method !== 'HEAD') {
         const error = expectErrorShape(res);
         const nothing = unknownIds(idsOfA);
-        const unknown = await call(platformB, route, fillPath(t, route, nothing, HINT), bodyFor(route, nothing));
+        const unknown = await call<ApiError>(platformB, route, fillPath(t, route, nothing, HINT), bodyFor(route, nothing));
         expect(unknown.status).toBe(404);
         expect({ code: error.code, message: error.message, details: error.details }).toEqual({
           code: unknown.body.code,
@@ -115,42 +116,42 @@ describe('tenancy: a second platform gets 404 for every resource of the first, o
 
 describe('tenancy: lists never show another platform’s objects', () => {
   it("the second platform's customer list, including deleted customers and any filter, never shows the first platform's customers", async () => {
-    const deleted = await t.api(platformA, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'a-deleted', fullName: 'Deleted A' });
+    const deleted = await t.api<Customer>(platformA, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'a-deleted', fullName: 'Deleted A' });
     expect((await t.api(platformA, 'DELETE', `/customers/${deleted.body.id}`)).status).toBe(200);
-    const ofA = await t.api(platformA, 'GET', '/customers?isIncludingDeleted=true&limit=100');
+    const ofA = await t.api<List<Customer>>(platformA, 'GET', '/customers?isIncludingDeleted=true&limit=100');
     const idsA = new Set(ofA.body.data.map((c: { id: string }) => c.id));
-    expect(idsA.has(idsOfA.get('Customer'))).toBe(true);
+    expect(idsA.has(idsOfA.get('Customer')!)).toBe(true);
     expect(idsA.has(deleted.body.id)).toBe(true);
 
     for (const query of ['', '&isIncludingDeleted=true', '&platformCustomerId=a-customer', '&platformCustomerId=a-deleted&isIncludingDeleted=true', '&email=a%40example.com', '&sortOrder=asc']) {
-      const list = await t.api(platformB, 'GET', `/customers?limit=100${query}`);
+      const list = await t.api<List<Customer>>(platformB, 'GET', `/customers?limit=100${query}`);
       expect(list.status).toBe(200);
       const ids = list.body.data.map((c: { id: string }) => c.id);
       expect(ids.filter((id: string) => idsA.has(id)), `GET /customers?limit=100${query}`).toEqual([]);
       expect(list.body.totalCount).toBe(ids.length);
     }
-    const own = await t.api(platformB, 'GET', '/customers?platformCustomerId=b-customer');
+    const own = await t.api<List<Customer>>(platformB, 'GET', '/customers?platformCustomerId=b-customer');
     expect(own.body.data.map((c: { id: string }) => c.id)).toEqual([idsOfB.get('Customer')]);
   });
 
   it("a cursor from the first platform's list pages only through the second platform's customers", async () => {
     for (let i = 0; i < 3; i++) await t.api(platformA, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Paged A ${i}` });
-    const pageOfA = await t.api(platformA, 'GET', '/customers?limit=1&sortOrder=asc');
+    const pageOfA = await t.api<List<Customer>>(platformA, 'GET', '/customers?limit=1&sortOrder=asc');
     expect(pageOfA.body.nextCursor).toEqual(expect.any(String));
-    const all = await t.api(platformA, 'GET', '/customers?isIncludingDeleted=true&limit=100');
+    const all = await t.api<List<Customer>>(platformA, 'GET', '/customers?isIncludingDeleted=true&limit=100');
     const idsA = new Set(all.body.data.map((c: { id: string }) => c.id));
-    const list = await t.api(platformB, 'GET', `/customers?limit=100&sortOrder=asc&cursor=${pageOfA.body.nextCursor}`);
+    const list = await t.api<List<Customer>>(platformB, 'GET', `/customers?limit=100&sortOrder=asc&cursor=${pageOfA.body.nextCursor}`);
     expect(list.status).toBe(200);
     expect(list.body.data.filter((c: { id: string }) => idsA.has(c.id))).toEqual([]);
   });
 
   it("the second platform's token list never shows the first platform's tokens", async () => {
-    const ofA = await t.api(platformA, 'GET', '/tokens?limit=100');
+    const ofA = await t.api<List<ApiToken>>(platformA, 'GET', '/tokens?limit=100');
     expect(ofA.status).toBe(200);
     const idsA = new Set(ofA.body.data.map((tok: { id: string }) => tok.id));
-    expect(idsA.has(idsOfA.get('ApiToken'))).toBe(true);
+    expect(idsA.has(idsOfA.get('ApiToken')!)).toBe(true);
     for (const query of ['', '?limit=100&sortOrder=asc', '?name=a%20token']) {
-      const list = await t.api(platformB, 'GET', `/tokens${query}`);
+      const list = await t.api<List<ApiToken>>(platformB, 'GET', `/tokens${query}`);
       expect(list.status).toBe(200);
       const ids = list.body.data.map((tok: { id: string }) => tok.id);
       expect(ids.filter((id: string) => idsA.has(id)), `GET /tokens${query}`).toEqual([]);
@@ -160,21 +161,21 @@ describe('tenancy: lists never show another platform’s objects', () => {
 
   it("the second platform's internal account and transaction lists never show the first platform's", async () => {
     for (const [path, idType] of [['/internal-account?limit=100', 'InternalAccount'], ['/customers/internal-accounts?limit=100', 'InternalAccount'], ['/transactions?limit=100', 'Transaction']] as const) {
-      const ofA = await t.api(platformA, 'GET', path);
+      const ofA = await t.api<List<{ id: string }>>(platformA, 'GET', path);
       expect(ofA.status, `${path}: ${ofA.text}`).toBe(200);
       const idsA = new Set(ofA.body.data.map((o: { id: string }) => o.id));
-      expect(idsA.has(idsOfA.get(idType))).toBe(true);
-      const ofB = await t.api(platformB, 'GET', path);
+      expect(idsA.has(idsOfA.get(idType)!)).toBe(true);
+      const ofB = await t.api<List<{ id: string }>>(platformB, 'GET', path);
       expect(ofB.status).toBe(200);
       expect(ofB.body.data.filter((o: { id: string }) => idsA.has(o.id)), path).toEqual([]);
     }
-    const filtered = await t.api(platformB, 'GET', `/transactions?customerId=${idsOfA.get('Customer')}`);
+    const filtered = await t.api<List<Transaction>>(platformB, 'GET', `/transactions?customerId=${idsOfA.get('Customer')}`);
     expect(filtered.body.data).toEqual([]);
   });
 
   it("a bank transfer quoting the first platform's funding reference is not credited when the second platform reports it", async () => {
     const accountPath = `/internal-accounts/${idsOfA.get('InternalAccount')}`;
-    const account = await t.api(platformA, 'GET', accountPath);
+    const account = await t.api<InternalAccount>(platformA, 'GET', accountPath);
     const reference = account.body.fundingPaymentInstructions[0]?.accountOrWalletInfo?.reference as string;
     expect(reference).toEqual(expect.any(String));
     const fingerprint = await databaseFingerprint(t.database.db);
@@ -192,10 +193,10 @@ describe('tenancy: lists never show another platform’s objects', () => {
     expect(patched.status).toBe(200);
     const advanced = await t.api(platformA, 'POST', '/sandbox/clock/advance', { seconds: 3600 });
     expect(advanced.status).toBe(200);
-    const configB = await t.api(platformB, 'GET', '/config');
+    const configB = await t.api<PlatformConfig>(platformB, 'GET', '/config');
     expect(configB.body.id).toBe(platformB.id);
     expect(configB.body.umaDomain).toBeUndefined();
-    const clockB = await t.api(platformB, 'GET', '/sandbox/clock');
+    const clockB = await t.api<SandboxClock>(platformB, 'GET', '/sandbox/clock');
     expect(clockB.body.offsetSeconds).toBe(0);
   });
 });

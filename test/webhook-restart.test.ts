@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReceiver } from './webhook-receiver.js';
 import { exited, ProcessTestBed } from './processes.js';
+import type { Customer, InternalAccount, List, WebhookEnvelope, WebhookEvent } from './wire-types.js';
 
 /**
  * kill -9 while deliveries are leased and in flight, then restart: the leased events are sent
@@ -26,20 +27,20 @@ describe('webhook delivery across a crash', () => {
     expect(receiver.received.length).toBeGreaterThan(0);
     receiver.answer(() => ({ status: 503, body: 'later', headers: { 'retry-after': '3600' } }));
 
-    const customer = await call(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Hook Crash', currencies: ['USD'] });
+    const customer = await call<Customer>(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Hook Crash', currencies: ['USD'] });
     expect(customer.status).toBe(201);
-    const accountId = (await call(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0].id as string;
+    const accountId = (await call<List<InternalAccount>>(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!.id;
     for (let i = 0; i < 20; i++) expect((await call(server.base, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 100 + i })).status).toBe(200);
 
     // Every event has been tried once (and refused) before the crash.
     const pendingIds = async (): Promise<string[]> => {
       const ids: string[] = [];
-      const list = await call(server.base, 'GET', '/webhooks/events?deliveryStatus=PENDING&limit=100');
-      for (const e of list.body.data as { id: string; attempts?: unknown[] }[]) ids.push(e.id);
+      const list = await call<List<WebhookEvent>>(server.base, 'GET', '/webhooks/events?deliveryStatus=PENDING&limit=100');
+      for (const e of list.body.data) ids.push(e.id);
       return ids;
     };
     for (let i = 0; i < 200; i++) {
-      const refused = receiver.received.filter((r) => r.headers['webhook-id'] && JSON.parse(r.body).type !== 'TEST').length;
+      const refused = receiver.received.filter((r) => r.headers['webhook-id'] && (JSON.parse(r.body) as WebhookEnvelope).type !== 'TEST').length;
       if (refused >= 41) break;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -68,8 +68,8 @@ function startWorker(env: Record<string, string>): ChildProcess {
   });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
-  child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+  child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+  child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   child.once('exit', (code, signal) => {
     if (code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM') process.stderr.write(`worker exited ${code ?? signal}: ${output}\n`);
   });

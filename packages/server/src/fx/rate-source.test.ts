@@ -59,7 +59,7 @@ describe('sandbox rate source', () => {
         for (let w = 0; w < 5; w++) {
           const r = await sandbox.rate(from, to, new Date(at.getTime() + w * WINDOW));
           for (const value of [r.rate, r.mid]) {
-            const json = JSON.parse(JSON.stringify({ v: Number(value.toString()) })).v as number;
+            const json = (JSON.parse(JSON.stringify({ v: Number(value.toString()) })) as { v: number }).v;
             expect(new Dec(String(json)).eq(value), `${from}/${to} ${value.toString()}`).toBe(true);
           }
         }

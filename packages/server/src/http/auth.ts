@@ -1,15 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../core/errors.js';
-import type { ApiTokenId, PlatformId } from '../core/ids.js';
 import type { Permission } from '../modules/tokens/permissions.js';
+import type { AuthContext } from '../modules/tokens/service.js';
 import { allows } from '../modules/tokens/permissions.js';
 import type { RouteConfig } from './routes.js';
 
-export interface AuthContext {
-  platformId: PlatformId;
-  tokenId: ApiTokenId;
-  permissions: readonly string[];
-}
+export type { AuthContext };
 
 /** Checks API credentials; the tokens module provides it. */
 export interface CredentialVerifier {

@@ -128,7 +128,7 @@ describe('ledger', () => {
     await move(OUTSIDE, account, 'MXN', 1000n);
     const results = await Promise.allSettled(Array.from({ length: 100 }, () => move(account, OUTSIDE, 'MXN', 30n)));
     const succeeded = results.filter((r) => r.status === 'fulfilled').length;
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => insufficient((r as PromiseRejectedResult).reason));
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => insufficient(r.reason));
     expect(succeeded).toBe(33);
     expect(new Set(refused)).toEqual(new Set([true]));
     expect(await balanceOf(account)).toEqual({ total: 10n, held: 0n });

@@ -67,7 +67,7 @@ describe('ACCOUNT_SCHEMES', () => {
   it('every validator refuses non-strings, empty and over-long input without throwing', () => {
     for (const name of ACCOUNT_SCHEME_NAMES) {
       const validate = ACCOUNT_SCHEMES[name];
-      for (const bad of [undefined, null, 42, {}, ['x']]) expect(validate(bad as unknown as string, { bankCode: '011' })).toMatchObject({ ok: false });
+      for (const bad of [undefined, null, 42, {}, ['x']]) expect(validate(bad as string, { bankCode: '011' })).toMatchObject({ ok: false });
       expect(validate('   ', { bankCode: '011' })).toMatchObject({ ok: false });
       expect(validate('1'.repeat(10_000), { bankCode: '011' })).toMatchObject({ ok: false });
     }

@@ -24,7 +24,7 @@ describe('contact changes that need a wallet signature', () => {
     const customers = createCustomerService({
       db: t.database.db,
       kyc: t.container.providers.kyc,
-      umaDomain: t.container.platforms.umaDomain,
+      umaDomain: (executor, platformId) => t.container.platforms.umaDomain(executor, platformId),
       ledger: t.container.ledger,
       contactChangeApprover: approver,
     });

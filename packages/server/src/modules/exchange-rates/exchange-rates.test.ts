@@ -10,6 +10,7 @@ import { unconfiguredRateSource } from '../../fx/unconfigured-rate-source.js';
 import { CURRENCY_CODES, currencyOf } from '../../lib/currencies.js';
 import type { FeeConfig } from '../platforms/service.js';
 import { createExchangeRateService, DEFAULT_RAIL } from './service.js';
+import type { ExchangeRateList } from '../../../../../test/wire-types.js';
 
 const now = new Date('2025-06-01T12:03:20Z');
 const windowStart = '2025-06-01T12:00:00.000Z';
@@ -121,7 +122,7 @@ describe('GET /exchange-rates', () => {
   afterAll(async () => t?.close());
 
   it('lists every corridor with amounts as JSON integers', async () => {
-    const res = await t.api(t.platform, 'GET', '/exchange-rates');
+    const res = await t.api<ExchangeRateList>(t.platform, 'GET', '/exchange-rates');
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toHaveLength(CURRENCY_CODES.length * (CURRENCY_CODES.length - 1));
     const usdMxn = res.body.data.find((r: { sourceCurrency: { code: string }; destinationCurrency: { code: string } }) => r.sourceCurrency.code === 'USD' && r.destinationCurrency.code === 'MXN');
@@ -134,21 +135,21 @@ describe('GET /exchange-rates', () => {
       maxSendingAmount: 1_000_000_000_000,
       fees: { fixed: 0, total: t.config.serviceFeeBps },
     });
-    expect(Number.isInteger(usdMxn.receivingAmount) && usdMxn.receivingAmount > 150_000).toBe(true);
-    expect(typeof usdMxn.exchangeRate).toBe('number');
-    expect(new Date(usdMxn.updatedAt).getTime() % 300_000).toBe(0);
+    expect(Number.isInteger(usdMxn!.receivingAmount) && usdMxn!.receivingAmount > 150_000).toBe(true);
+    expect(typeof usdMxn!.exchangeRate).toBe('number');
+    expect(new Date(usdMxn!.updatedAt).getTime() % 300_000).toBe(0);
     expect(res.text).not.toMatch(/"(sendingAmount|receivingAmount|total|fixed)":"/); // never strings
   });
 
   it('takes one destinationCurrency or several, a source and an amount', async () => {
-    const one = await t.api(t.platform, 'GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN&sendingAmount=123456');
+    const one = await t.api<ExchangeRateList>(t.platform, 'GET', '/exchange-rates?sourceCurrency=USD&destinationCurrency=MXN&sendingAmount=123456');
     expect(one.status, one.text).toBe(200);
     expect(one.body.data).toHaveLength(1);
     expect(one.body.data[0]).toMatchObject({ sendingAmount: 123456, destinationCurrency: { code: 'MXN' } });
-    const two = await t.api(t.platform, 'GET', '/exchange-rates?sourceCurrency=EUR&destinationCurrency=MXN&destinationCurrency=BTC');
+    const two = await t.api<ExchangeRateList>(t.platform, 'GET', '/exchange-rates?sourceCurrency=EUR&destinationCurrency=MXN&destinationCurrency=BTC');
     expect(two.status, two.text).toBe(200);
     expect(two.body.data.map((r: { destinationCurrency: { code: string } }) => r.destinationCurrency.code)).toEqual(['MXN', 'BTC']);
-    expect(two.body.data[1].destinationPaymentRail).toBe('LIGHTNING');
+    expect(two.body.data[1]!.destinationPaymentRail).toBe('LIGHTNING');
   });
 
   it('follows the platform configuration: enabled currencies, limits and fees', async () => {
@@ -161,7 +162,7 @@ describe('GET /exchange-rates', () => {
       feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 25, fixedFee: { amount: 10, currency: 'USD' } }],
     });
     expect(patch.status, patch.text).toBe(200);
-    const res = await t.api(p, 'GET', '/exchange-rates');
+    const res = await t.api<ExchangeRateList>(p, 'GET', '/exchange-rates');
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toHaveLength(1);
     expect(res.body.data[0]).toMatchObject({
@@ -172,7 +173,7 @@ describe('GET /exchange-rates', () => {
       maxSendingAmount: 2_000_000,
       fees: { fixed: 10, total: 10 + 25 + Math.ceil((10000 * t.config.serviceFeeBps) / 10000) },
     });
-    const small = await t.api(p, 'GET', '/exchange-rates?sendingAmount=5');
+    const small = await t.api<ExchangeRateList>(p, 'GET', '/exchange-rates?sendingAmount=5');
     expect(small.body.data[0]).toMatchObject({ sendingAmount: 5, receivingAmount: 0, fees: { fixed: 10, total: 10 } });
   });
 

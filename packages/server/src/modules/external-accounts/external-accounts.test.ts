@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { clabeEndingWith, mexicanBeneficiary, usBankAccount } from './fixtures.js';
+import type { ApiError, Customer, ExternalAccount, FieldError, List } from '../../../../../test/wire-types.js';
 
 // The reference's external account fields: accountInfo.paymentRails on every bank account, the
 // reference's type names, the BRL/INR fields and business tax ids, defaultUmaDepositAccount.
@@ -18,21 +19,22 @@ const person = (country: string) => ({ beneficiaryType: 'INDIVIDUAL', fullName: 
 const business = { beneficiaryType: 'BUSINESS', legalName: 'Acme Ltda', address };
 
 async function newCustomer(): Promise<string> {
-  const res = await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Ana Lima', currencies: ['USD'] });
+  const res = await t.api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Ana Lima', currencies: ['USD'] });
   expect(res.status).toBe(201);
-  return res.body.id as string;
+  return res.body.id;
 }
 
-const create = (customerId: string, currency: string, accountInfo: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  t.api(p, 'POST', '/customers/external-accounts', { customerId, currency, ...extra, accountInfo });
+/** Registers an account; `T` is what the test expects back (an ExternalAccount, or an ApiError). */
+const create = <T = ExternalAccount>(customerId: string, currency: string, accountInfo: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  t.api<T>(p, 'POST', '/customers/external-accounts', { customerId, currency, ...extra, accountInfo });
 
 /** The fields an INVALID_INPUT / INVALID_BANK_ACCOUNT answer names, sorted. */
-function fieldsOf(res: ApiResponse): string[] {
-  return (res.body.details.errors as { field: string }[]).map((e) => e.field).sort();
+function fieldsOf(res: ApiResponse<unknown>): string[] {
+  return (res.body as ApiError).details!.errors!.map((e) => e.field).sort();
 }
 
-function fieldError(res: ApiResponse, field: string): { field: string; constraint?: Record<string, unknown>; message: string } {
-  const found = (res.body.details.errors as { field: string; constraint?: Record<string, unknown>; message: string }[]).find((e) => e.field === field);
+function fieldError(res: ApiResponse<unknown>, field: string): FieldError {
+  const found = (res.body as ApiError).details!.errors!.find((e) => e.field === field);
   expect(found, `${field} in ${JSON.stringify(res.body)}`).toBeDefined();
   return found!;
 }
@@ -54,10 +56,10 @@ describe('accountInfo.paymentRails and the reference names', () => {
     expect(wallet.body.accountInfo.paymentRails).toBeUndefined();
 
     // The same on every read.
-    expect((await t.api(p, 'GET', `/customers/external-accounts/${clabe.body.id}`)).body.accountInfo.paymentRails).toEqual(['SPEI']);
-    const listed = (await t.api(p, 'GET', `/customers/external-accounts?customerId=${customerId}&currency=USD`)).body.data;
-    expect(listed.map((a: { accountInfo: { paymentRails: string[] } }) => a.accountInfo.paymentRails)).toEqual([['ACH', 'WIRE']]);
-    const platform = await t.api(p, 'POST', '/platform/external-accounts', { currency: 'USD', accountInfo: usBankAccount() });
+    expect((await t.api<ExternalAccount>(p, 'GET', `/customers/external-accounts/${clabe.body.id}`)).body.accountInfo.paymentRails).toEqual(['SPEI']);
+    const listed = (await t.api<List<ExternalAccount>>(p, 'GET', `/customers/external-accounts?customerId=${customerId}&currency=USD`)).body.data;
+    expect(listed.map((a) => a.accountInfo.paymentRails)).toEqual([['ACH', 'WIRE']]);
+    const platform = await t.api<ExternalAccount>(p, 'POST', '/platform/external-accounts', { currency: 'USD', accountInfo: usBankAccount() });
     expect(platform.body.accountInfo.paymentRails).toEqual(['ACH', 'WIRE']);
   });
 
@@ -74,9 +76,9 @@ describe('accountInfo.paymentRails and the reference names', () => {
     expect(viaAlias.status).toBe(201);
     expect(viaAlias.body.accountInfo).toMatchObject({ accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', paymentRails: ['SEPA', 'SEPA_INSTANT'] });
     // The same account under the reference's name is the same account.
-    const again = await create(customerId, 'EUR', { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', beneficiary });
+    const again = await create<ApiError>(customerId, 'EUR', { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', beneficiary });
     expect(errorOf(again)).toBe('CONFLICT ACCOUNT_ALREADY_REGISTERED');
-    expect(again.body.details.existingAccountId).toBe(viaAlias.body.id);
+    expect(again.body.details!.existingAccountId).toBe(viaAlias.body.id);
 
     for (const accountType of ['BITCOIN_WALLET', 'BITCOIN_L1']) {
       const btc = await create(customerId, 'BTC', { accountType, address: accountType === 'BITCOIN_L1' ? 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' : '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2' });
@@ -93,7 +95,7 @@ describe('BRL accounts: pixKeyType and taxId', () => {
     const res = await create(customerId, 'BRL', brl({}));
     expect(res.status).toBe(201);
     expect(res.body.accountInfo).toMatchObject({ accountType: 'BRL_ACCOUNT', pixKey: 'ana@example.com', pixKeyType: 'EMAIL', taxId: '52998224725', paymentRails: ['PIX'] });
-    expect((await t.api(p, 'GET', `/customers/external-accounts/${res.body.id}`)).body.accountInfo).toMatchObject({ pixKeyType: 'EMAIL', taxId: '52998224725' });
+    expect((await t.api<ExternalAccount>(p, 'GET', `/customers/external-accounts/${res.body.id}`)).body.accountInfo).toMatchObject({ pixKeyType: 'EMAIL', taxId: '52998224725' });
     const cpfKey = await create(customerId, 'BRL', brl({ pixKey: '529.982.247-25', pixKeyType: 'CPF' }));
     expect(cpfKey.status).toBe(201);
     expect(cpfKey.body.accountInfo).toMatchObject({ pixKey: '52998224725', pixKeyType: 'CPF' });
@@ -143,7 +145,7 @@ describe('INR accounts: vpa and rail', () => {
     const rtgs = await create(customerId, 'INR', inr({ accountNumber: '000111222444', ifsc: 'HDFC0001234', rail: 'RTGS' }));
     expect(rtgs.status).toBe(201);
     expect(rtgs.body.accountInfo).toMatchObject({ rail: 'RTGS', paymentRails: ['RTGS'] });
-    expect((await t.api(p, 'GET', `/customers/external-accounts/${rtgs.body.id}`)).body.accountInfo).toMatchObject({ rail: 'RTGS', paymentRails: ['RTGS'] });
+    expect((await t.api<ExternalAccount>(p, 'GET', `/customers/external-accounts/${rtgs.body.id}`)).body.accountInfo).toMatchObject({ rail: 'RTGS', paymentRails: ['RTGS'] });
   });
 
   it("refuse values outside the reference's schema as FieldErrors", async () => {
@@ -201,11 +203,11 @@ describe('defaultUmaDepositAccount', () => {
 
     const second = await create(owner, 'MXN', { accountType: 'CLABE', clabeNumber: clabeEndingWith('411'), beneficiary: mexicanBeneficiary }, { defaultUmaDepositAccount: true });
     expect(second.body.defaultUmaDepositAccount).toBe(true);
-    const get = async (id: string) => (await t.api(p, 'GET', `/customers/external-accounts/${id}`)).body;
+    const get = async (id: string) => (await t.api<ExternalAccount>(p, 'GET', `/customers/external-accounts/${id}`)).body;
     expect((await get(first.body.id)).defaultUmaDepositAccount).toBe(false);
     expect((await get(second.body.id)).defaultUmaDepositAccount).toBe(true);
     expect((await get(elsewhere.body.id)).defaultUmaDepositAccount).toBe(true);
-    const listed = (await t.api(p, 'GET', `/customers/external-accounts?customerId=${owner}`)).body.data as { id: string; defaultUmaDepositAccount: boolean }[];
+    const listed = (await t.api<List<ExternalAccount>>(p, 'GET', `/customers/external-accounts?customerId=${owner}`)).body.data;
     expect(listed.filter((a) => a.defaultUmaDepositAccount).map((a) => a.id)).toEqual([second.body.id]);
   });
 
@@ -216,7 +218,7 @@ describe('defaultUmaDepositAccount', () => {
     expect(fieldsOf(bad)).toEqual(['defaultUmaDepositAccount']);
     const platform = await t.api(p, 'POST', '/platform/external-accounts', { currency: 'USD', defaultUmaDepositAccount: true, accountInfo: usBankAccount() });
     expect(fieldsOf(platform)).toEqual(['defaultUmaDepositAccount']);
-    const own = await t.api(p, 'POST', '/platform/external-accounts', { currency: 'USD', accountInfo: usBankAccount() });
+    const own = await t.api<ExternalAccount>(p, 'POST', '/platform/external-accounts', { currency: 'USD', accountInfo: usBankAccount() });
     expect(own.body.defaultUmaDepositAccount).toBeUndefined();
   });
 });

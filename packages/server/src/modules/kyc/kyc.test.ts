@@ -4,6 +4,7 @@ import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from
 import { listEvents } from '../../events/outbox.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { CustomerId } from '../../core/ids.js';
+import type { Customer, KycLink, SandboxClock } from '../../../../../test/wire-types.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,24 +17,24 @@ let keySeq = 0;
 const newKey = () => `kyc-test-${++keySeq}-${randomBytes(4).toString('hex')}`;
 
 async function createIndividual(fullName: string, who: TestPlatform = t.platform): Promise<string> {
-  const res = await t.api(who, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName });
+  const res = await t.api<Customer>(who, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName });
   expect(res.status).toBe(201);
-  return res.body.id as string;
+  return res.body.id;
 }
 
 async function createBusiness(registrationNumber: string, who: TestPlatform = t.platform): Promise<string> {
-  const res = await t.api(who, 'POST', '/customers', {
+  const res = await t.api<Customer>(who, 'POST', '/customers', {
     customerType: 'BUSINESS',
     businessInfo: { legalName: 'Acme Widgets', taxId: '47-1234567', incorporatedOn: '2018-03-14', registrationNumber },
   });
   expect(res.status).toBe(201);
-  return res.body.id as string;
+  return res.body.id;
 }
 
 async function createLink(customerId: string, body: unknown = { redirectUri: REDIRECT }, who: TestPlatform = t.platform) {
-  const res = await t.api(who, 'POST', `/customers/${customerId}/kyc-link`, body, { 'idempotency-key': newKey() });
+  const res = await t.api<KycLink>(who, 'POST', `/customers/${customerId}/kyc-link`, body, { 'idempotency-key': newKey() });
   expect(res.status).toBe(201);
-  return res.body as { kycUrl: string; expiresAt: string; provider: string };
+  return res.body;
 }
 
 function tokenOf(kycUrl: string): string {
@@ -52,9 +53,9 @@ async function hosted(method: 'GET' | 'POST', kycUrl: string, form?: Record<stri
 }
 
 async function statusOf(customerId: string, who: TestPlatform = t.platform) {
-  const res = await t.api(who, 'GET', `/customers/${customerId}`);
+  const res = await t.api<Customer>(who, 'GET', `/customers/${customerId}`);
   expect(res.status).toBe(200);
-  return res.body as { kycStatus?: string; kybStatus?: string };
+  return res.body;
 }
 
 async function eventTypesFor(customerId: string, who: TestPlatform = t.platform): Promise<string[]> {
@@ -65,9 +66,9 @@ async function eventTypesFor(customerId: string, who: TestPlatform = t.platform)
 describe('creating a KYC link', () => {
   it('returns 201 with a hosted kycUrl under PUBLIC_URL, an expiry 24 hours out on the platform clock, and the sandbox provider, but no token', async () => {
     const id = await createIndividual('Una Link 003');
-    const before = await t.api(t.platform, 'GET', '/sandbox/clock');
-    const res = await t.api(t.platform, 'POST', `/customers/${id}/kyc-link`, { redirectUri: REDIRECT }, { 'idempotency-key': newKey() });
-    const after = await t.api(t.platform, 'GET', '/sandbox/clock');
+    const before = await t.api<SandboxClock>(t.platform, 'GET', '/sandbox/clock');
+    const res = await t.api<KycLink>(t.platform, 'POST', `/customers/${id}/kyc-link`, { redirectUri: REDIRECT }, { 'idempotency-key': newKey() });
+    const after = await t.api<SandboxClock>(t.platform, 'GET', '/sandbox/clock');
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['expiresAt', 'kycUrl', 'provider']);
     expect(res.body.kycUrl).toMatch(/^http:\/\/moneta\.test\/hosted\/kyc\/[A-Za-z0-9_-]{43}$/);
@@ -80,7 +81,7 @@ describe('creating a KYC link', () => {
   it('a replay with the same Idempotency-Key returns the same link and issues no second one', async () => {
     const id = await createIndividual('Rita Replay 003');
     const key = newKey();
-    const first = await t.api(t.platform, 'POST', `/customers/${id}/kyc-link`, { redirectUri: REDIRECT }, { 'idempotency-key': key });
+    const first = await t.api<KycLink>(t.platform, 'POST', `/customers/${id}/kyc-link`, { redirectUri: REDIRECT }, { 'idempotency-key': key });
     const second = await t.api(t.platform, 'POST', `/customers/${id}/kyc-link`, { redirectUri: REDIRECT }, { 'idempotency-key': key });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
@@ -336,7 +337,7 @@ describe('the hosted verification page', () => {
     expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; 003');
     expect(page.html).not.toContain('<script>alert');
 
-    const business = await t.api(t.platform, 'POST', '/customers', {
+    const business = await t.api<Customer>(t.platform, 'POST', '/customers', {
       customerType: 'BUSINESS',
       businessInfo: { legalName: '"><img src=x onerror=alert(1)>', taxId: '1', incorporatedOn: '2020-01-01', registrationNumber: 'R-003' },
     });
@@ -365,7 +366,7 @@ describe('sandbox provider decisions', () => {
 
   it('deciding the status a customer already has announces nothing new', async () => {
     const id = await createIndividual('Pete Pending 001');
-    const res = await t.api(t.platform, 'POST', `/sandbox/customers/${id}/kyc-decision`, { status: 'PENDING' }, { 'idempotency-key': newKey() });
+    const res = await t.api<Customer>(t.platform, 'POST', `/sandbox/customers/${id}/kyc-decision`, { status: 'PENDING' }, { 'idempotency-key': newKey() });
     expect(res.status).toBe(200);
     expect(res.body.kycStatus).toBe('PENDING');
     expect(await eventTypesFor(id)).toEqual(['CUSTOMER.KYC_PENDING']);
@@ -373,7 +374,7 @@ describe('sandbox provider decisions', () => {
 
   it('a business decision reports kybStatus and emits CUSTOMER.KYB_*', async () => {
     const id = await createBusiness('R-001');
-    const res = await t.api(t.platform, 'POST', `/sandbox/customers/${id}/kyc-decision`, { status: 'APPROVED' }, { 'idempotency-key': newKey() });
+    const res = await t.api<Customer>(t.platform, 'POST', `/sandbox/customers/${id}/kyc-decision`, { status: 'APPROVED' }, { 'idempotency-key': newKey() });
     expect(res.status).toBe(200);
     expect(res.body.kybStatus).toBe('APPROVED');
     expect(res.body.kycStatus).toBeUndefined();
@@ -433,10 +434,10 @@ describe('production without an external provider', () => {
   it('links report MANUAL_REVIEW and a submission waits as PENDING for an operator', async () => {
     const prod = await createTestApp({ MONETA_MODE: 'production', DATABASE_URL: 'postgres://unused.invalid/none', MONETA_ENCRYPTION_KEY: 'a'.repeat(64) });
     try {
-      const created = await prod.api(prod.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Paula Production' });
+      const created = await prod.api<Customer>(prod.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Paula Production' });
       expect(created.status).toBe(201);
       expect(created.body.kycStatus).toBe('UNVERIFIED');
-      const res = await prod.api(prod.platform, 'POST', `/customers/${created.body.id}/kyc-link`, { redirectUri: REDIRECT }, { 'idempotency-key': newKey() });
+      const res = await prod.api<KycLink>(prod.platform, 'POST', `/customers/${created.body.id}/kyc-link`, { redirectUri: REDIRECT }, { 'idempotency-key': newKey() });
       expect(res.status).toBe(201);
       expect(res.body.provider).toBe('MANUAL_REVIEW');
       const page = await prod.app.inject({ method: 'GET', url: new URL(res.body.kycUrl).pathname });
@@ -449,7 +450,7 @@ describe('production without an external provider', () => {
         payload: 'fullName=Paula+Production',
       });
       expect(submit.statusCode).toBe(303);
-      expect((await prod.api(prod.platform, 'GET', `/customers/${created.body.id}`)).body.kycStatus).toBe('PENDING');
+      expect((await prod.api<Customer>(prod.platform, 'GET', `/customers/${created.body.id}`)).body.kycStatus).toBe('PENDING');
       const events = await listEvents(prod.database.db, prod.platform.id);
       expect(events.map((e) => e.type)).toEqual(['CUSTOMER.KYC_PENDING']);
       const sandboxRoute = await prod.api(prod.platform, 'POST', `/sandbox/customers/${created.body.id}/kyc-decision`, { status: 'APPROVED' });

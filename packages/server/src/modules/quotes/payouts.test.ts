@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { clabeEndingWith, paymentFixtures } from '../../../../../test/payments-fixtures.js';
+import type { ExternalAccount, List, PlatformAccountList, Quote, SandboxClock, Transaction } from '../../../../../test/wire-types.js';
 
 /**
  * What happens to an executed USD -> MXN payout after it leaves: the sandbox rail's outcomes (keyed
@@ -32,16 +33,16 @@ afterAll(async () => t?.close());
 type Postings = Awaited<ReturnType<typeof f.postings>>;
 
 async function platformUsd(): Promise<{ id: string; amount: number }> {
-  const account = (await t.api(p, 'GET', '/platform/internal-accounts?currency=USD')).body.data[0];
-  return { id: account.id as string, amount: account.balance.amount as number };
+  const account = (await t.api<PlatformAccountList>(p, 'GET', '/platform/internal-accounts?currency=USD')).body.data[0]!;
+  return { id: account.id, amount: account.balance.amount };
 }
 
 async function transaction(id: string) {
-  return (await t.api(p, 'GET', `/transactions/${id}`)).body;
+  return (await t.api<Transaction>(p, 'GET', `/transactions/${id}`)).body;
 }
 
 async function quoteStatus(id: string): Promise<string> {
-  return (await t.api(p, 'GET', `/quotes/${id}`)).body.status as string;
+  return (await t.api<Quote>(p, 'GET', `/quotes/${id}`)).body.status;
 }
 
 function quoteBody(sourceAccountId: string, destinationAccountId: string, amount = AMOUNT) {
@@ -57,13 +58,13 @@ function quoteBody(sourceAccountId: string, destinationAccountId: string, amount
 async function payout(suffix: string, options: { execute?: boolean } = {}) {
   const { customerId, accountId } = await f.customerWithAccount('USD', START);
   const clabe = await f.clabeAccount(customerId, suffix);
-  const created = await t.api(p, 'POST', '/quotes', quoteBody(accountId, clabe));
+  const created = await t.api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe));
   expect(created.status, created.text).toBe(201);
   const quote = created.body;
   expect(quote.feesIncluded).toBeGreaterThan(0);
   expect(quote.platformFeesIncluded).toBeGreaterThan(0);
   if (options.execute !== false) {
-    const executed = await t.api(p, 'POST', `/quotes/${quote.id}/execute`);
+    const executed = await t.api<Quote>(p, 'POST', `/quotes/${quote.id}/execute`);
     expect(executed.status, executed.text).toBe(200);
     expect(executed.body.status).toBe('PROCESSING');
     expect(await f.balance(accountId)).toBe(START - AMOUNT);
@@ -72,7 +73,7 @@ async function payout(suffix: string, options: { execute?: boolean } = {}) {
     customerId,
     accountId,
     clabe,
-    quote: quote as { id: string; transactionId: string; totalSendingAmount: number; totalReceivingAmount: number; feesIncluded: number; platformFeesIncluded: number; exchangeRate: number },
+    quote,
   };
 }
 
@@ -109,11 +110,11 @@ describe('sandbox payout outcomes by the CLABE suffix', () => {
     const tx = await transaction(quote.transactionId);
     expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', quoteId: quote.id });
     expect(tx.settledAt).toBeUndefined();
-    expectRefund(tx.refund, 'COMPLETED', 'TRANSACTION_FAILED');
-    expect(tx.refund.reference).toBe(`REFUND-${quote.transactionId.slice(-12).toUpperCase()}`);
-    const clock = (await t.api(p, 'GET', '/sandbox/clock')).body;
-    expect(Date.parse(tx.refund.settledAt)).toBeLessThanOrEqual(Date.parse(clock.now));
-    expect(Date.parse(tx.refund.settledAt)).toBeGreaterThan(Date.parse(clock.now) - 60_000);
+    expectRefund(tx.refund!, 'COMPLETED', 'TRANSACTION_FAILED');
+    expect(tx.refund!.reference).toBe(`REFUND-${quote.transactionId.slice(-12).toUpperCase()}`);
+    const clock = (await t.api<SandboxClock>(p, 'GET', '/sandbox/clock')).body;
+    expect(Date.parse(tx.refund!.settledAt!)).toBeLessThanOrEqual(Date.parse(clock.now));
+    expect(Date.parse(tx.refund!.settledAt!)).toBeGreaterThan(Date.parse(clock.now) - 60_000);
 
     expect(await quoteStatus(quote.id)).toBe('FAILED');
     expect(await f.balance(accountId)).toBe(START);
@@ -147,7 +148,7 @@ describe('sandbox payout outcomes by the CLABE suffix', () => {
     await f.advance(3);
     const tx = await transaction(quote.transactionId);
     expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' });
-    expectRefund(tx.refund, 'COMPLETED', 'TRANSACTION_FAILED');
+    expectRefund(tx.refund!, 'COMPLETED', 'TRANSACTION_FAILED');
     expect(await quoteStatus(quote.id)).toBe('FAILED');
     expect(await f.balance(accountId)).toBe(START);
     expect(await f.eventTypes(quote.transactionId)).toEqual(['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
@@ -172,7 +173,7 @@ describe('sandbox payout outcomes by the CLABE suffix', () => {
     await f.advance(15);
     const returned = await transaction(quote.transactionId);
     expect(returned).toMatchObject({ status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' });
-    expectRefund(returned.refund, 'COMPLETED', 'TRANSACTION_FAILED');
+    expectRefund(returned.refund!, 'COMPLETED', 'TRANSACTION_FAILED');
     expect(await quoteStatus(quote.id)).toBe('FAILED');
     expect(await f.balance(accountId)).toBe(START - quote.feesIncluded);
     expect((await platformUsd()).amount).toBe(platformBefore + quote.platformFeesIncluded);
@@ -201,7 +202,7 @@ describe('sandbox payout outcomes by the CLABE suffix', () => {
     const tx = await transaction(quote.transactionId);
     expect(tx.status).toBe('FAILED');
     expect(tx).not.toHaveProperty('failureReason');
-    expectRefund(tx.refund, 'COMPLETED', 'USER_CANCELLATION');
+    expectRefund(tx.refund!, 'COMPLETED', 'USER_CANCELLATION');
     expect(await quoteStatus(quote.id)).toBe('FAILED');
     expect(await f.balance(accountId)).toBe(START);
     expect(await f.eventTypes(quote.transactionId)).toEqual(['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
@@ -213,7 +214,7 @@ describe('sandbox payout outcomes by the CLABE suffix', () => {
     await f.advance(3);
     const tx = await transaction(quote.transactionId);
     expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'EXECUTION_FAILED_POST_DEBIT' });
-    expectRefund(tx.refund, 'FAILED', 'TRANSACTION_FAILED');
+    expectRefund(tx.refund!, 'FAILED', 'TRANSACTION_FAILED');
     expect(await quoteStatus(quote.id)).toBe('FAILED');
     expect(await f.balance(accountId)).toBe(START - AMOUNT);
     const events = await f.eventTypes(quote.transactionId);
@@ -227,11 +228,11 @@ describe('sandbox payout outcomes by the CLABE suffix', () => {
 describe('POST /transactions/{id}/cancel', () => {
   it('cancels a slow payout: FAILED, refunded in full (USER_CANCELLATION); again is 409; the settle job is then a no-op', async () => {
     const { accountId, quote } = await payout('003');
-    const cancelled = await t.api(p, 'POST', `/transactions/${quote.transactionId}/cancel`, { reason: 'Customer changed their mind' });
+    const cancelled = await t.api<Transaction>(p, 'POST', `/transactions/${quote.transactionId}/cancel`, { reason: 'Customer changed their mind' });
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(cancelled.body).toMatchObject({ id: quote.transactionId, status: 'FAILED', quoteId: quote.id });
     expect(cancelled.body).not.toHaveProperty('failureReason');
-    expectRefund(cancelled.body.refund, 'COMPLETED', 'USER_CANCELLATION');
+    expectRefund(cancelled.body.refund!, 'COMPLETED', 'USER_CANCELLATION');
     expect(await transaction(quote.transactionId)).toEqual(cancelled.body);
     expect(await quoteStatus(quote.id)).toBe('FAILED');
     expect(await f.balance(accountId)).toBe(START);
@@ -270,8 +271,8 @@ describe('POST /transactions/{id}/cancel', () => {
 
     const sender = await f.customerWithAccount('USD', START, 'Ines Internal');
     const receiver = await f.customerWithAccount('MXN', 0, 'Rita Receiver');
-    const quote = (await t.api(p, 'POST', '/quotes', quoteBody(sender.accountId, receiver.accountId))).body;
-    expect((await t.api(p, 'POST', `/quotes/${quote.id}/execute`)).body.status).toBe('PROCESSING');
+    const quote = (await t.api<Quote>(p, 'POST', '/quotes', quoteBody(sender.accountId, receiver.accountId))).body;
+    expect((await t.api<Quote>(p, 'POST', `/quotes/${quote.id}/execute`)).body.status).toBe('PROCESSING');
     // Still PROCESSING (its settle job has not run): refused because it is not a bank payout.
     const internal = await t.api(p, 'POST', `/transactions/${quote.transactionId}/cancel`, {});
     expect(internal.status).toBe(409);
@@ -280,7 +281,7 @@ describe('POST /transactions/{id}/cancel', () => {
     await t.container.jobs.runDue();
     expect(await quoteStatus(quote.id)).toBe('COMPLETED');
     expect(await f.balance(receiver.accountId)).toBe(quote.totalReceivingAmount);
-    const incoming = (await t.api(p, 'GET', `/transactions?customerId=${receiver.customerId}&type=INCOMING`)).body.data[0];
+    const incoming = (await t.api<List<Transaction>>(p, 'GET', `/transactions?customerId=${receiver.customerId}&type=INCOMING`)).body.data[0]!;
     const incomingCancel = await t.api(p, 'POST', `/transactions/${incoming.id}/cancel`, {});
     expect(incomingCancel.status).toBe(409);
     expect(expectErrorShape(incomingCancel).code).toBe('TRANSACTION_NOT_CANCELLABLE');
@@ -294,7 +295,7 @@ describe('POST /transactions/{id}/cancel', () => {
 
   it('cancels a PROCESSING same-currency transfer-out (refunded) and transfer-in (stopped, nothing to refund)', async () => {
     const { customerId, accountId } = await f.customerWithAccount('USD', START, 'Tess Transfer');
-    const bank = await t.api(p, 'POST', '/customers/external-accounts', {
+    const bank = await t.api<ExternalAccount>(p, 'POST', '/customers/external-accounts', {
       customerId,
       currency: 'USD',
       accountInfo: {
@@ -307,15 +308,15 @@ describe('POST /transactions/{id}/cancel', () => {
     });
     expect(bank.status, bank.text).toBe(201);
 
-    const out = await t.api(p, 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: bank.body.id }, amount: 2_500 });
+    const out = await t.api<Transaction>(p, 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: bank.body.id }, amount: 2_500 });
     expect(out.status, out.text).toBe(201);
     expect(out.body.status).toBe('PROCESSING');
     expect(await f.balance(accountId)).toBe(START - 2_500);
-    const cancelledOut = await t.api(p, 'POST', `/transactions/${out.body.id}/cancel`, { reason: 'Wrong account' });
+    const cancelledOut = await t.api<Transaction>(p, 'POST', `/transactions/${out.body.id}/cancel`, { reason: 'Wrong account' });
     expect(cancelledOut.status, cancelledOut.text).toBe(200);
     expect(cancelledOut.body.status).toBe('FAILED');
     expect(cancelledOut.body).not.toHaveProperty('failureReason');
-    expectRefund(cancelledOut.body.refund, 'COMPLETED', 'USER_CANCELLATION');
+    expectRefund(cancelledOut.body.refund!, 'COMPLETED', 'USER_CANCELLATION');
     expect(await f.balance(accountId)).toBe(START);
     expect(await f.eventTypes(out.body.id)).toEqual(['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
     const outRows = await f.postings(out.body.id);
@@ -324,10 +325,10 @@ describe('POST /transactions/{id}/cancel', () => {
     );
     expect(outRows).toHaveLength(4);
 
-    const pull = await t.api(p, 'POST', '/transfer-in', { source: { accountId: bank.body.id }, destination: { accountId }, amount: 900 });
+    const pull = await t.api<Transaction>(p, 'POST', '/transfer-in', { source: { accountId: bank.body.id }, destination: { accountId }, amount: 900 });
     expect(pull.status, pull.text).toBe(201);
     expect(pull.body.status).toBe('PROCESSING');
-    const cancelledIn = await t.api(p, 'POST', `/transactions/${pull.body.id}/cancel`);
+    const cancelledIn = await t.api<Transaction>(p, 'POST', `/transactions/${pull.body.id}/cancel`);
     expect(cancelledIn.status, cancelledIn.text).toBe(200);
     expect(cancelledIn.body.status).toBe('FAILED');
     expect(cancelledIn.body).not.toHaveProperty('refund');
@@ -354,26 +355,26 @@ describe('POST /transactions/{id}/confirm', () => {
     const { quote } = await payout('219', { execute: false });
     const id = quote.transactionId;
 
-    const before = Date.parse((await t.api(p, 'GET', '/sandbox/clock')).body.now);
-    const bare = await t.api(p, 'POST', `/transactions/${id}/confirm`);
-    const after = Date.parse((await t.api(p, 'GET', '/sandbox/clock')).body.now);
+    const before = Date.parse((await t.api<SandboxClock>(p, 'GET', '/sandbox/clock')).body.now);
+    const bare = await t.api<Transaction>(p, 'POST', `/transactions/${id}/confirm`);
+    const after = Date.parse((await t.api<SandboxClock>(p, 'GET', '/sandbox/clock')).body.now);
     expect(bare.status, bare.text).toBe(200);
     expect(bare.body.id).toBe(id);
-    const stamped = Date.parse(bare.body.receiptDeliveryConfirmedAt);
+    const stamped = Date.parse(bare.body.receiptDeliveryConfirmedAt!);
     expect(stamped).toBeGreaterThanOrEqual(before);
     expect(stamped).toBeLessThanOrEqual(after);
     expect(stamped).toBeGreaterThan(Date.now() + 7_000_000);
 
-    const empty = await t.api(p, 'POST', `/transactions/${id}/confirm`, {});
+    const empty = await t.api<Transaction>(p, 'POST', `/transactions/${id}/confirm`, {});
     expect(empty.status, empty.text).toBe(200);
-    expect(Date.parse(empty.body.receiptDeliveryConfirmedAt)).toBeGreaterThanOrEqual(stamped);
+    expect(Date.parse(empty.body.receiptDeliveryConfirmedAt!)).toBeGreaterThanOrEqual(stamped);
 
-    const given = await t.api(p, 'POST', `/transactions/${id}/confirm`, { receiptDeliveryConfirmedAt: '2025-06-01T12:34:56.000Z' });
+    const given = await t.api<Transaction>(p, 'POST', `/transactions/${id}/confirm`, { receiptDeliveryConfirmedAt: '2025-06-01T12:34:56.000Z' });
     expect(given.status, given.text).toBe(200);
     expect(given.body.receiptDeliveryConfirmedAt).toBe('2025-06-01T12:34:56.000Z');
     expect((await transaction(id)).receiptDeliveryConfirmedAt).toBe('2025-06-01T12:34:56.000Z');
 
-    const replaced = await t.api(p, 'POST', `/transactions/${id}/confirm`, { receiptDeliveryConfirmedAt: '2025-06-02T08:00:00.000Z' });
+    const replaced = await t.api<Transaction>(p, 'POST', `/transactions/${id}/confirm`, { receiptDeliveryConfirmedAt: '2025-06-02T08:00:00.000Z' });
     expect(replaced.body.receiptDeliveryConfirmedAt).toBe('2025-06-02T08:00:00.000Z');
     expect((await transaction(id)).receiptDeliveryConfirmedAt).toBe('2025-06-02T08:00:00.000Z');
     expect((await transaction(id)).status).toBe('PENDING');
@@ -388,7 +389,7 @@ describe('real-time funded quotes and POST /sandbox/send', () => {
   async function realtimeQuote() {
     const { customerId, accountId } = await f.customerWithAccount('USD', 0, 'Rae Realtime');
     const clabe = await f.clabeAccount(customerId);
-    const created = await t.api(p, 'POST', '/quotes', {
+    const created = await t.api<Quote>(p, 'POST', '/quotes', {
       source: { sourceType: 'REALTIME_FUNDING', customerId, currency: 'USD' },
       destination: { destinationType: 'ACCOUNT', accountId: clabe },
       lockedCurrencySide: 'SENDING',
@@ -402,7 +403,7 @@ describe('real-time funded quotes and POST /sandbox/send', () => {
     const { customerId, accountId, quote } = await realtimeQuote();
     expect(quote).toMatchObject({ status: 'PENDING', source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId }, sendingCurrency: { code: 'USD' }, totalSendingAmount: AMOUNT });
     expect(quote.paymentInstructions).toHaveLength(1);
-    const info = quote.paymentInstructions[0].accountOrWalletInfo;
+    const info = quote.paymentInstructions![0]!.accountOrWalletInfo;
     expect(info).toMatchObject({ accountType: 'US_ACCOUNT' });
     expect(info.reference).toMatch(/^MNQ[0-9A-Z]+$/);
     const pending = await transaction(quote.transactionId);
@@ -414,7 +415,7 @@ describe('real-time funded quotes and POST /sandbox/send', () => {
     expectErrorShape(execute);
     expect(await quoteStatus(quote.id)).toBe('PENDING');
 
-    const sent = await t.api(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' });
+    const sent = await t.api<Transaction>(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' });
     expect(sent.status, sent.text).toBe(200);
     expect(sent.body).toMatchObject({ id: quote.transactionId, status: 'PROCESSING', quoteId: quote.id });
     expect(await quoteStatus(quote.id)).toBe('PROCESSING');
@@ -443,7 +444,7 @@ describe('real-time funded quotes and POST /sandbox/send', () => {
     expect(expectErrorShape(wrongCurrency).code).toBe('INVALID_CURRENCY');
     expect(await quoteStatus(quote.id)).toBe('PENDING');
 
-    const short = await t.api(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD', currencyAmount: AMOUNT - 1 });
+    const short = await t.api<Transaction>(p, 'POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD', currencyAmount: AMOUNT - 1 });
     expect(short.status, short.text).toBe(200);
     expect(short.body).toMatchObject({ id: quote.transactionId, status: 'FAILED', failureReason: 'FUNDING_AMOUNT_MISMATCH' });
     expect(await quoteStatus(quote.id)).toBe('FAILED');
@@ -492,14 +493,14 @@ describe('the platform paying from its own USD account', () => {
 
     const { customerId, accountId } = await f.customerWithAccount('USD', START, 'Paula Payee');
     const customerClabe = await f.clabeAccount(customerId);
-    const platformClabe = await t.api(p, 'POST', '/platform/external-accounts', {
+    const platformClabe = await t.api<ExternalAccount>(p, 'POST', '/platform/external-accounts', {
       currency: 'MXN',
       accountInfo: { accountType: 'CLABE', clabeNumber: clabeEndingWith('219'), bankName: 'BBVA', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Plataforma SA de CV' } },
     });
     expect(platformClabe.status, platformClabe.text).toBe(201);
 
-    for (const destination of [customerClabe, platformClabe.body.id as string]) {
-      const created = await t.api(p, 'POST', '/quotes', quoteBody(platform.id, destination));
+    for (const destination of [customerClabe, platformClabe.body.id]) {
+      const created = await t.api<Quote>(p, 'POST', '/quotes', quoteBody(platform.id, destination));
       expect(created.status, created.text).toBe(201);
       const quote = created.body;
       expect(quote.source).toMatchObject({ sourceType: 'ACCOUNT', accountId: platform.id });

@@ -1,8 +1,9 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, errorOf, expectErrorShape, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { createTestApp, errorOf, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { httpApi, paymentFixtures } from '../../../../../test/payments-fixtures.js';
+import type { ApiError, List, PlatformAccountList, Quote, Transaction } from '../../../../../test/wire-types.js';
 
 /** Quotes end to end over real HTTP: price, lock, execute, settle, and every posting checked. */
 
@@ -45,11 +46,11 @@ function quoteBody(sourceAccountId: string, destinationAccountId: string, locked
 }
 
 async function platformUsdBalance(): Promise<number> {
-  const accounts = await api(p, 'GET', '/platform/internal-accounts?currency=USD');
-  return accounts.body.data[0].balance.amount as number;
+  const accounts = await api<PlatformAccountList>(p, 'GET', '/platform/internal-accounts?currency=USD');
+  return accounts.body.data[0]!.balance.amount;
 }
 
-function expectAmountsConsistent(quote: ApiResponse['body']) {
+function expectAmountsConsistent(quote: Quote) {
   const total = BigInt(quote.totalSendingAmount);
   const fees = BigInt(quote.feesIncluded);
   expect(fees).toBe(serviceFee(total) + platformFee(total));
@@ -63,7 +64,7 @@ describe('a USD -> MXN payout to a CLABE account', () => {
     const clabe = await f.clabeAccount(customerId);
     const platformBefore = await platformUsdBalance();
 
-    const created = await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000));
+    const created = await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000));
     expect(created.status, created.text).toBe(201);
     const quote = created.body;
     expect(quote).toMatchObject({
@@ -86,7 +87,7 @@ describe('a USD -> MXN payout to a CLABE account', () => {
     expect(quote.exchangeRate).toBeGreaterThan(10);
     expect(BigInt(quote.totalReceivingAmount)).toBe(toMxn(principal, quote.exchangeRate));
     expect((await api(p, 'GET', `/quotes/${quote.id}`)).body).toEqual(quote);
-    expect((await api(p, 'GET', `/transactions/${quote.transactionId}`)).body).toMatchObject({ status: 'PENDING', type: 'OUTGOING', quoteId: quote.id });
+    expect((await api<Transaction>(p, 'GET', `/transactions/${quote.transactionId}`)).body).toMatchObject({ status: 'PENDING', type: 'OUTGOING', quoteId: quote.id });
     expect(await f.balance(accountId)).toBe(100_000);
 
     const executed = await api(p, 'POST', `/quotes/${quote.id}/execute`, undefined, { 'Idempotency-Key': `exec-${quote.id}` });
@@ -102,9 +103,9 @@ describe('a USD -> MXN payout to a CLABE account', () => {
     expect(await f.balance(accountId)).toBe(90_000);
 
     await f.advance(3);
-    const done = await api(p, 'GET', `/quotes/${quote.id}`);
+    const done = await api<Quote>(p, 'GET', `/quotes/${quote.id}`);
     expect(done.body.status).toBe('COMPLETED');
-    const transaction = (await api(p, 'GET', `/transactions/${quote.transactionId}`)).body;
+    const transaction = (await api<Transaction>(p, 'GET', `/transactions/${quote.transactionId}`)).body;
     expect(transaction).toMatchObject({
       status: 'COMPLETED',
       type: 'OUTGOING',
@@ -143,7 +144,7 @@ describe('a USD -> MXN payout to a CLABE account', () => {
   it('with the receiving side locked: the receiver gets exactly the amount, the sender pays the least that covers it', async () => {
     const { customerId, accountId } = await f.customerWithAccount('USD', 100_000);
     const clabe = await f.clabeAccount(customerId);
-    const created = await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'RECEIVING', 123_457));
+    const created = await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'RECEIVING', 123_457));
     expect(created.status, created.text).toBe(201);
     const quote = created.body;
     expect(quote.totalReceivingAmount).toBe(123_457);
@@ -154,7 +155,7 @@ describe('a USD -> MXN payout to a CLABE account', () => {
     const smaller = total - 1n;
     expect(smaller - serviceFee(smaller) - platformFee(smaller)).toBeLessThan(principal);
 
-    const executed = await api(p, 'POST', `/quotes/${quote.id}/execute`);
+    const executed = await api<Quote>(p, 'POST', `/quotes/${quote.id}/execute`);
     expect(executed.body.status).toBe('PROCESSING');
     expect(await f.balance(accountId)).toBe(100_000 - Number(total));
     await f.advance(3);
@@ -164,7 +165,7 @@ describe('a USD -> MXN payout to a CLABE account', () => {
   it('immediatelyExecute debits at creation and comes back PROCESSING', async () => {
     const { customerId, accountId } = await f.customerWithAccount('USD', 50_000);
     const clabe = await f.clabeAccount(customerId);
-    const created = await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 20_000, { immediatelyExecute: true }));
+    const created = await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 20_000, { immediatelyExecute: true }));
     expect(created.status).toBe(201);
     expect(created.body.status).toBe('PROCESSING');
     expect(await f.balance(accountId)).toBe(30_000);
@@ -172,7 +173,7 @@ describe('a USD -> MXN payout to a CLABE account', () => {
     expect(execute.status).toBe(409);
     expect(errorOf(execute)).toBe('CONFLICT QUOTE_ALREADY_EXECUTED');
     await f.advance(3);
-    expect((await api(p, 'GET', `/quotes/${created.body.id}`)).body.status).toBe('COMPLETED');
+    expect((await api<Quote>(p, 'GET', `/quotes/${created.body.id}`)).body.status).toBe('COMPLETED');
   });
 });
 
@@ -180,14 +181,14 @@ describe('a payout to an internal account in another currency', () => {
   it('credits the receiver when the transfer completes, with INCOMING_PAYMENT.COMPLETED on its side', async () => {
     const sender = await f.customerWithAccount('USD', 40_000, 'Sam Sender');
     const receiver = await f.customerWithAccount('MXN', 0, 'Rita Receiver');
-    const created = await api(p, 'POST', '/quotes', quoteBody(sender.accountId, receiver.accountId, 'SENDING', 10_000));
+    const created = await api<Quote>(p, 'POST', '/quotes', quoteBody(sender.accountId, receiver.accountId, 'SENDING', 10_000));
     expect(created.status, created.text).toBe(201);
-    const executed = await api(p, 'POST', `/quotes/${created.body.id}/execute`);
+    const executed = await api<Quote>(p, 'POST', `/quotes/${created.body.id}/execute`);
     expect(executed.body.status).toBe('PROCESSING');
     await t.container.jobs.runDue();
-    expect((await api(p, 'GET', `/quotes/${created.body.id}`)).body.status).toBe('COMPLETED');
+    expect((await api<Quote>(p, 'GET', `/quotes/${created.body.id}`)).body.status).toBe('COMPLETED');
     expect(await f.balance(receiver.accountId)).toBe(created.body.totalReceivingAmount);
-    const incoming = await api(p, 'GET', `/transactions?customerId=${receiver.customerId}&type=INCOMING`);
+    const incoming = await api<List<Transaction>>(p, 'GET', `/transactions?customerId=${receiver.customerId}&type=INCOMING`);
     expect(incoming.body.data).toHaveLength(1);
     expect(incoming.body.data[0]).toMatchObject({
       status: 'COMPLETED',
@@ -195,7 +196,7 @@ describe('a payout to an internal account in another currency', () => {
       quoteId: created.body.id,
       receivedAmount: { amount: created.body.totalReceivingAmount, currency: { code: 'MXN' } },
     });
-    expect(await f.eventTypes(incoming.body.data[0].id)).toEqual(['INCOMING_PAYMENT.COMPLETED']);
+    expect(await f.eventTypes(incoming.body.data[0]!.id)).toEqual(['INCOMING_PAYMENT.COMPLETED']);
     expect(await f.eventTypes(created.body.transactionId)).toEqual(['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
   });
 });
@@ -204,16 +205,16 @@ describe('refusals move nothing', () => {
   it('an expired quote: 409 QUOTE_EXPIRED, the quote and its transaction EXPIRED, OUTGOING_PAYMENT.EXPIRED sent', async () => {
     const { customerId, accountId } = await f.customerWithAccount('USD', 30_000);
     const clabe = await f.clabeAccount(customerId);
-    const quote = (await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000))).body;
+    const quote = (await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000))).body;
     const ttlSeconds = (Date.parse(quote.expiresAt) - Date.parse(quote.createdAt)) / 1000;
     expect((await api(p, 'POST', '/sandbox/clock/advance', { seconds: ttlSeconds })).status).toBe(200);
 
     const refused = await api(p, 'POST', `/quotes/${quote.id}/execute`);
     expect(refused.status).toBe(409);
     expect(errorOf(refused)).toBe('CONFLICT QUOTE_EXPIRED');
-    expect((await api(p, 'GET', `/quotes/${quote.id}`)).body.status).toBe('EXPIRED');
+    expect((await api<Quote>(p, 'GET', `/quotes/${quote.id}`)).body.status).toBe('EXPIRED');
     await t.container.jobs.runDue();
-    expect((await api(p, 'GET', `/transactions/${quote.transactionId}`)).body).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+    expect((await api<Transaction>(p, 'GET', `/transactions/${quote.transactionId}`)).body).toMatchObject({ status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
     expect(await f.eventTypes(quote.transactionId)).toEqual(['OUTGOING_PAYMENT.EXPIRED']);
     expect(errorOf(await api(p, 'POST', `/quotes/${quote.id}/execute`))).toBe('CONFLICT QUOTE_EXPIRED');
     expect(await f.balance(accountId)).toBe(30_000);
@@ -223,15 +224,15 @@ describe('refusals move nothing', () => {
   it('insufficient funds: 400 INSUFFICIENT_FUNDS, the quote stays PENDING and executes once funded', async () => {
     const { customerId, accountId } = await f.customerWithAccount('USD', 5_000);
     const clabe = await f.clabeAccount(customerId);
-    const quote = (await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000))).body;
+    const quote = (await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000))).body;
     const refused = await api(p, 'POST', `/quotes/${quote.id}/execute`, undefined, { 'Idempotency-Key': `poor-${quote.id}` });
     expect(refused.status).toBe(400);
     expect(errorOf(refused)).toBe('INVALID_AMOUNT INSUFFICIENT_FUNDS');
-    expect((await api(p, 'GET', `/quotes/${quote.id}`)).body.status).toBe('PENDING');
+    expect((await api<Quote>(p, 'GET', `/quotes/${quote.id}`)).body.status).toBe('PENDING');
     expect(await f.balance(accountId)).toBe(5_000);
     expect(await f.postings(quote.transactionId)).toEqual([]);
     expect((await api(p, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 5_000 })).status).toBe(200);
-    expect((await api(p, 'POST', `/quotes/${quote.id}/execute`)).body.status).toBe('PROCESSING');
+    expect((await api<Quote>(p, 'POST', `/quotes/${quote.id}/execute`)).body.status).toBe('PROCESSING');
     expect(await f.balance(accountId)).toBe(0);
   });
 
@@ -239,40 +240,40 @@ describe('refusals move nothing', () => {
     const missing = await api(p, 'POST', '/quotes/Quote:01a20061-044a-7399-9737-e82f3a74e590/execute');
     expect(missing.status).toBe(404);
     expect(expectErrorShape(missing).code).toBe('QUOTE_NOT_FOUND');
-    expect((await api(p, 'GET', '/quotes/Quote:01a20061-044a-7399-9737-e82f3a74e590')).body.code).toBe('QUOTE_NOT_FOUND');
+    expect((await api<ApiError>(p, 'GET', '/quotes/Quote:01a20061-044a-7399-9737-e82f3a74e590')).body.code).toBe('QUOTE_NOT_FOUND');
 
-    const bad = await api(p, 'POST', '/quotes', { source: { sourceType: 'ACCOUNT' }, destination: { destinationType: 'UMA_ADDRESS', accountId: 'x' }, lockedCurrencyAmount: 1.5 });
+    const bad = await api<ApiError>(p, 'POST', '/quotes', { source: { sourceType: 'ACCOUNT' }, destination: { destinationType: 'UMA_ADDRESS', accountId: 'x' }, lockedCurrencyAmount: 1.5 });
     expect(bad.status).toBe(400);
     expect(expectErrorShape(bad).code).toBe('INVALID_INPUT');
-    const fields = (bad.body.details.errors as { field: string }[]).map((e) => e.field);
+    const fields = bad.body.details!.errors!.map((e) => e.field);
     expect(fields).toEqual(expect.arrayContaining(['source.accountId', 'destination.destinationType', 'destination.accountId', 'lockedCurrencySide', 'lockedCurrencyAmount']));
 
     // 2^53 + 1 cannot travel exactly as a JSON number: refused, not rounded.
-    const huge = await t.api(
+    const huge = await t.api<ApiError>(
       p,
       'POST',
       '/quotes',
       '{"source":{"sourceType":"ACCOUNT","accountId":"InternalAccount:01a20061-044a-7399-9737-e82f3a74e590"},"destination":{"destinationType":"ACCOUNT","accountId":"ExternalAccount:01a20061-044a-7399-9737-e82f3a74e590"},"lockedCurrencySide":"SENDING","lockedCurrencyAmount":9007199254740993}',
     );
     expect(huge.status).toBe(400);
-    expect(huge.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['lockedCurrencyAmount']);
+    expect(huge.body.details!.errors!.map((e: { field: string }) => e.field)).toEqual(['lockedCurrencyAmount']);
   });
 
   it('same currency, another customer’s account, fees above the amount: clear codes', async () => {
     const { customerId, accountId } = await f.customerWithAccount('USD', 10_000);
     const other = await f.customerWithAccount('USD', 0, 'Otto Other');
-    const usd = await api(p, 'POST', '/quotes', quoteBody(accountId, other.accountId, 'SENDING', 1_000));
+    const usd = await api<ApiError>(p, 'POST', '/quotes', quoteBody(accountId, other.accountId, 'SENDING', 1_000));
     expect(usd.status).toBe(400);
     expect(usd.body.code).toBe('INVALID_CURRENCY');
     const foreignClabe = await f.clabeAccount(other.customerId);
-    const foreign = await api(p, 'POST', '/quotes', quoteBody(accountId, foreignClabe, 'SENDING', 1_000));
+    const foreign = await api<ApiError>(p, 'POST', '/quotes', quoteBody(accountId, foreignClabe, 'SENDING', 1_000));
     expect(foreign.status).toBe(400);
     expect(foreign.body.code).toBe('INVALID_RECEIVER');
     const clabe = await f.clabeAccount(customerId);
-    const tiny = await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 5));
+    const tiny = await api<ApiError>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 5));
     expect(tiny.status).toBe(400);
     expect(tiny.body.code).toBe('AMOUNT_OUT_OF_RANGE');
-    const zero = await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 0));
+    const zero = await api<ApiError>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 0));
     expect(zero.body.code).toBe('INVALID_AMOUNT');
   });
 });
@@ -282,7 +283,7 @@ describe('concurrency', () => {
     const { customerId, accountId } = await f.customerWithAccount('USD', 0);
     const clabe = await f.clabeAccount(customerId);
     const quotes: { id: string; totalSendingAmount: number }[] = [];
-    for (let i = 0; i < 100; i++) quotes.push((await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 1_000))).body);
+    for (let i = 0; i < 100; i++) quotes.push((await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 1_000))).body);
     // Enough for 37 of them and a bit: exactly 37 may go through.
     expect((await api(p, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 37 * 1_000 + 999 })).status).toBe(200);
     const results = await Promise.all(quotes.map((q) => api(p, 'POST', `/quotes/${q.id}/execute`)));
@@ -296,7 +297,7 @@ describe('concurrency', () => {
   it('two concurrent executes of one quote move the money once', async () => {
     const { customerId, accountId } = await f.customerWithAccount('USD', 50_000);
     const clabe = await f.clabeAccount(customerId);
-    const quote = (await api(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000))).body;
+    const quote = (await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 10_000))).body;
     const [a, b] = await Promise.all([api(p, 'POST', `/quotes/${quote.id}/execute`), api(p, 'POST', `/quotes/${quote.id}/execute`)]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     expect(errorOf([a, b].find((r) => r.status === 409)!)).toBe('CONFLICT QUOTE_ALREADY_EXECUTED');
@@ -317,21 +318,21 @@ describe('quotes over HTTP for any amount and any pair of currency decimals (pro
   it('totals, fees and the published rate always agree, or the amount is refused as out of range', async () => {
     const platformAccounts = new Map<string, string>();
     for (const code of Object.keys(CURRENCIES)) {
-      platformAccounts.set(code, (await api(p, 'GET', `/platform/internal-accounts?currency=${code}`)).body.data[0].id);
+      platformAccounts.set(code, (await api<PlatformAccountList>(p, 'GET', `/platform/internal-accounts?currency=${code}`)).body.data[0]!.id);
     }
     const pair = fc.tuple(fc.constantFrom(...(Object.keys(CURRENCIES) as Code[])), fc.constantFrom(...(Object.keys(CURRENCIES) as Code[]))).filter(([a, b]) => a !== b);
     let priced = 0;
     const amount = fc.oneof(fc.integer({ min: 1, max: 1_000 }), fc.integer({ min: 1, max: 1_000_000_000 }), fc.constant(1_000_000_000_000));
     await fc.assert(
       fc.asyncProperty(pair, fc.constantFrom('SENDING', 'RECEIVING' as const), amount, async ([from, to], side, locked) => {
-        const res = await api(p, 'POST', '/quotes', quoteBody(platformAccounts.get(from)!, platformAccounts.get(to)!, side, locked));
+        const res = await api<Quote | ApiError>(p, 'POST', '/quotes', quoteBody(platformAccounts.get(from)!, platformAccounts.get(to)!, side, locked));
         if (res.status === 400) {
-          expect(res.body.code, res.text).toBe('AMOUNT_OUT_OF_RANGE');
+          expect((res.body as ApiError).code, res.text).toBe('AMOUNT_OUT_OF_RANGE');
           return;
         }
         expect(res.status, res.text).toBe(201);
         priced += 1;
-        const q = res.body;
+        const q = res.body as Quote;
         const total = BigInt(q.totalSendingAmount);
         const fees = BigInt(q.feesIncluded);
         const principal = total - fees;

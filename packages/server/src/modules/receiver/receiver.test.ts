@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { paymentFixtures } from '../../../../../test/payments-fixtures.js';
+import type { ApiError, PlatformConfig, Quote, ReceiverLookup } from '../../../../../test/wire-types.js';
 
 /** GET /receiver/external-account/{accountId}: what an account accepts and roughly what reaching it costs. */
 
@@ -20,14 +21,15 @@ beforeAll(async () => {
   p = t.platform;
   f = paymentFixtures(t, p);
   // PATCH replaces the whole list: keep every other currency as it was, change MXN only.
-  const current = (await t.api(p, 'GET', '/config')).body.supportedCurrencies as { currencyCode: string }[];
+  const current = (await t.api<PlatformConfig>(p, 'GET', '/config')).body.supportedCurrencies;
   const supportedCurrencies = current.map((c) => (c.currencyCode === 'MXN' ? { ...c, minAmount: MXN_MIN, maxAmount: MXN_MAX, requiredCounterpartyFields: MXN_FIELDS } : c));
   const patched = await t.api(p, 'PATCH', '/config', { supportedCurrencies });
   expect(patched.status, patched.text).toBe(200);
 });
 afterAll(async () => t?.close());
 
-const lookup = (accountId: string, query = '', who: TestPlatform = p) => t.api(who, 'GET', `/receiver/external-account/${accountId}${query}`);
+/** The lookup; `T` is what the test expects back (a ReceiverLookup, or an ApiError). */
+const lookup = <T = ReceiverLookup>(accountId: string, query = '', who: TestPlatform = p) => t.api<T>(who, 'GET', `/receiver/external-account/${accountId}${query}`);
 
 describe('GET /receiver/external-account/{accountId}', () => {
   it("describes a CLABE from a USD sender: MXN, an estimated rate close to a quote's, the platform's limits and payer fields", async () => {
@@ -40,13 +42,13 @@ describe('GET /receiver/external-account/{accountId}', () => {
     expect(res.body.accountId).toBe(clabe);
     expect(res.body.lookupId).toMatch(/^Lookup:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(res.body.supportedCurrencies).toHaveLength(1);
-    const [mxn] = res.body.supportedCurrencies;
+    const mxn = res.body.supportedCurrencies[0]!;
     expect(mxn.currency).toMatchObject({ code: 'MXN', decimals: 2 });
     expect(mxn.min).toBe(MXN_MIN);
     expect(mxn.max).toBe(MXN_MAX);
     expect(res.body.requiredPayerDataFields).toEqual(MXN_FIELDS);
 
-    const quote = await t.api(p, 'POST', '/quotes', {
+    const quote = await t.api<Quote>(p, 'POST', '/quotes', {
       source: { sourceType: 'ACCOUNT', accountId },
       destination: { destinationType: 'ACCOUNT', accountId: clabe },
       lockedCurrencySide: 'SENDING',
@@ -74,15 +76,15 @@ describe('GET /receiver/external-account/{accountId}', () => {
     expect(anonymous.body).toMatchObject({ accountId: clabe, requiredPayerDataFields: MXN_FIELDS });
     expect(anonymous.body.supportedCurrencies).toHaveLength(1);
     expect(anonymous.body.supportedCurrencies[0]).toMatchObject({ currency: { code: 'MXN' }, min: MXN_MIN, max: MXN_MAX });
-    expect(anonymous.body.supportedCurrencies[0].estimatedExchangeRate).toBeCloseTo(fromUsd.body.supportedCurrencies[0].estimatedExchangeRate, 6);
+    expect(anonymous.body.supportedCurrencies[0]!.estimatedExchangeRate).toBeCloseTo(fromUsd.body.supportedCurrencies[0]!.estimatedExchangeRate, 6);
     expect((await lookup(clabe)).body.lookupId).toBe(anonymous.body.lookupId);
 
     // A sender paying from another currency gets that currency's rate.
     const eur = await f.customerWithAccount('EUR', 0, 'Elke Euro');
     const fromEur = await lookup(clabe, `?customerId=${eur.customerId}`);
     expect(fromEur.status, fromEur.text).toBe(200);
-    const eurRate = fromEur.body.supportedCurrencies[0].estimatedExchangeRate as number;
-    const usdRate = anonymous.body.supportedCurrencies[0].estimatedExchangeRate as number;
+    const eurRate = fromEur.body.supportedCurrencies[0]!.estimatedExchangeRate;
+    const usdRate = anonymous.body.supportedCurrencies[0]!.estimatedExchangeRate;
     // About 17.2 / 0.92 MXN per EUR against about 17.2 per USD.
     expect(eurRate / usdRate).toBeGreaterThan(1.04);
     expect(eurRate / usdRate).toBeLessThan(1.14);
@@ -94,11 +96,11 @@ describe('GET /receiver/external-account/{accountId}', () => {
     const clabe = await f.clabeAccount(customerId);
     const res = await lookup(clabe, `?customerId=${customerId}`);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.supportedCurrencies).toEqual([{ currency: expect.objectContaining({ code: 'MXN' }), estimatedExchangeRate: 1, min: MXN_MIN, max: MXN_MAX }]);
+    expect(res.body.supportedCurrencies).toEqual([{ currency: expect.objectContaining({ code: 'MXN' }) as unknown, estimatedExchangeRate: 1, min: MXN_MIN, max: MXN_MAX }]);
   });
 
   it('an unknown account, an unknown sender and another platform’s account are 404', async () => {
-    const unknownAccount = await lookup('ExternalAccount:01a20061-044a-7399-9737-e82f3a74e590');
+    const unknownAccount = await lookup<ApiError>('ExternalAccount:01a20061-044a-7399-9737-e82f3a74e590');
     expect(unknownAccount.status).toBe(404);
     expectErrorShape(unknownAccount);
 

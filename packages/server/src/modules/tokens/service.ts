@@ -3,9 +3,15 @@ import { paginate, type PageParams } from '../../db/paginate.js';
 import { newId, uuidOf, type ApiTokenId, type PlatformId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { hashSecret, newClientSecret, secretMatches } from '../../lib/secrets.js';
-import type { AuthContext } from '../../http/auth.js';
 import type { Permission } from './permissions.js';
 import { tokenNotFound } from './errors.js';
+
+/** Who a valid API credential is: its platform, its token and what it may do. */
+export interface AuthContext {
+  platformId: PlatformId;
+  tokenId: ApiTokenId;
+  permissions: readonly string[];
+}
 
 export interface ApiTokenView {
   id: ApiTokenId;

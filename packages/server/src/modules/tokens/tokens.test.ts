@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import type { ApiError, ApiToken, Customer, List, PlatformConfig, SandboxClock } from '../../../../../test/wire-types.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -10,7 +11,7 @@ afterAll(async () => t?.close());
 
 /** Creates a token through the API and returns it as a caller that authenticates with it. */
 async function createToken(owner: TestPlatform, name: string, permissions: string[]): Promise<{ id: string; caller: TestPlatform; body: Record<string, unknown> }> {
-  const res = await t.api(owner, 'POST', '/tokens', { name, permissions });
+  const res = await t.api<ApiToken>(owner, 'POST', '/tokens', { name, permissions });
   expect(res.status).toBe(201);
   const { id, clientId, clientSecret } = res.body as { id: string; clientId: string; clientSecret: string };
   return { id, body: res.body, caller: { id: owner.id, clientId, clientSecret, authorization: basic(clientId, clientSecret) } };
@@ -18,7 +19,7 @@ async function createToken(owner: TestPlatform, name: string, permissions: strin
 
 describe('API tokens', () => {
   it('creating a token returns 201 with its secret, which neither GET nor the list ever shows again', async () => {
-    const res = await t.api(t.platform, 'POST', '/tokens', { name: 'Reporting', permissions: ['VIEW'] });
+    const res = await t.api<ApiToken>(t.platform, 'POST', '/tokens', { name: 'Reporting', permissions: ['VIEW'] });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'Reporting', permissions: ['VIEW'] });
     expect(res.body.id).toMatch(/^ApiToken:[0-9a-f-]{36}$/);
@@ -33,7 +34,7 @@ describe('API tokens', () => {
     expect(got.body).toEqual(withoutSecret);
     expect(got.text).not.toContain(clientSecret as string);
 
-    const list = await t.api(t.platform, 'GET', '/tokens?limit=100');
+    const list = await t.api<List<ApiToken>>(t.platform, 'GET', '/tokens?limit=100');
     expect(list.status).toBe(200);
     expect(list.body.data.map((x: { id: string }) => x.id)).toContain(res.body.id);
     for (const token of list.body.data as Record<string, unknown>[]) expect(token).not.toHaveProperty('clientSecret');
@@ -62,14 +63,14 @@ describe('API tokens', () => {
     const early: string[] = [];
     for (let i = 0; i < 3; i++) early.push((await createToken(p, i === 0 ? 'ci-deploy' : `early-${i}`, ['VIEW'])).id);
     // Move this platform's clock forward so the next tokens are created measurably later.
-    const advanced = await t.api(p, 'POST', '/sandbox/clock/advance', { seconds: 3600 });
+    const advanced = await t.api<SandboxClock>(p, 'POST', '/sandbox/clock/advance', { seconds: 3600 });
     expect(advanced.status).toBe(200);
     const boundary = new Date(Date.parse(advanced.body.now) - 1800 * 1000).toISOString();
     const late: string[] = [];
     for (let i = 0; i < 2; i++) late.push((await createToken(p, i === 0 ? 'ci-deploy' : `late-${i}`, ['TRANSACT'])).id);
 
     // The platform's own MANAGE token (from the harness) is listed too.
-    const all = await t.api(p, 'GET', '/tokens');
+    const all = await t.api<List<ApiToken>>(p, 'GET', '/tokens');
     expect(all.status).toBe(200);
     expect(all.body.totalCount).toBe(6);
     expect(all.body.hasMore).toBe(false);
@@ -79,7 +80,7 @@ describe('API tokens', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await t.api(p, 'GET', `/tokens?limit=2&sortOrder=asc${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const page = await t.api<List<ApiToken>>(p, 'GET', `/tokens?limit=2&sortOrder=asc${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(page.status).toBe(200);
       expect(page.body.totalCount).toBe(6);
       expect(page.body.data.length).toBeLessThanOrEqual(2);
@@ -92,25 +93,25 @@ describe('API tokens', () => {
     expect(new Set(seen).size).toBe(6);
     expect(seen.slice(1)).toEqual([...early, ...late]);
 
-    const byName = await t.api(p, 'GET', '/tokens?name=ci-deploy');
+    const byName = await t.api<List<ApiToken>>(p, 'GET', '/tokens?name=ci-deploy');
     expect(byName.body.totalCount).toBe(2);
     expect(byName.body.data.map((x: { id: string }) => x.id)).toEqual([late[0], early[0]]);
 
-    const after = await t.api(p, 'GET', `/tokens?createdAfter=${encodeURIComponent(boundary)}`);
+    const after = await t.api<List<ApiToken>>(p, 'GET', `/tokens?createdAfter=${encodeURIComponent(boundary)}`);
     expect(after.body.totalCount).toBe(2);
     expect(after.body.data.map((x: { id: string }) => x.id).sort()).toEqual([...late].sort());
 
-    const before = await t.api(p, 'GET', `/tokens?createdBefore=${encodeURIComponent(boundary)}&limit=1`);
+    const before = await t.api<List<ApiToken>>(p, 'GET', `/tokens?createdBefore=${encodeURIComponent(boundary)}&limit=1`);
     expect(before.body.totalCount).toBe(4);
     expect(before.body.data).toHaveLength(1);
     expect(before.body.hasMore).toBe(true);
 
-    const both = await t.api(p, 'GET', `/tokens?name=ci-deploy&createdAfter=${encodeURIComponent(boundary)}`);
+    const both = await t.api<List<ApiToken>>(p, 'GET', `/tokens?name=ci-deploy&createdAfter=${encodeURIComponent(boundary)}`);
     expect(both.body.data.map((x: { id: string }) => x.id)).toEqual([late[0]]);
 
-    const badDate = await t.api(p, 'GET', '/tokens?createdAfter=yesterday');
+    const badDate = await t.api<ApiError>(p, 'GET', '/tokens?createdAfter=yesterday');
     expect(badDate.status).toBe(400);
-    expect(badDate.body.details.errors.map((e: { field: string }) => e.field)).toEqual(['createdAfter']);
+    expect(badDate.body.details!.errors!.map((e: { field: string }) => e.field)).toEqual(['createdAfter']);
   });
 
   it('revoking a token answers 204, and the token fails at once with 401 and is gone from GET and the list', async () => {
@@ -131,7 +132,7 @@ describe('API tokens', () => {
     const got = await t.api(t.platform, 'GET', `/tokens/${id}`);
     expect(got.status).toBe(404);
     expect(expectErrorShape(got).code).toBe('TOKEN_NOT_FOUND');
-    const list = await t.api(t.platform, 'GET', '/tokens?limit=100');
+    const list = await t.api<List<ApiToken>>(t.platform, 'GET', '/tokens?limit=100');
     expect(list.body.data.map((x: { id: string }) => x.id)).not.toContain(id);
 
     const again = await t.api(t.platform, 'DELETE', `/tokens/${id}`);
@@ -152,11 +153,11 @@ describe('API tokens', () => {
   it('a VIEW token can read customers but gets 403 FORBIDDEN creating one', async () => {
     const { caller } = await createToken(t.platform, 'Read only', ['VIEW']);
     expect((await t.api(caller, 'GET', '/customers')).status).toBe(200);
-    const res = await t.api(caller, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Vee Viewer' });
+    const res = await t.api<ApiError>(caller, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Vee Viewer' });
     expect(res.status).toBe(403);
     expect(expectErrorShape(res).code).toBe('FORBIDDEN');
-    expect(res.body.details.requiredPermission).toBe('TRANSACT');
-    const list = await t.api(t.platform, 'GET', '/customers?limit=100');
+    expect(res.body.details!.requiredPermission).toBe('TRANSACT');
+    const list = await t.api<List<Customer>>(t.platform, 'GET', '/customers?limit=100');
     expect(list.body.data.map((c: { fullName?: string }) => c.fullName)).not.toContain('Vee Viewer');
   });
 
@@ -169,12 +170,12 @@ describe('API tokens', () => {
       ['GET', '/tokens', undefined],
       ['PATCH', '/config', { umaDomain: 'example.com' }],
     ] as const) {
-      const res = await t.api(caller, method, path, body);
+      const res = await t.api<ApiError>(caller, method, path, body);
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(expectErrorShape(res).code).toBe('FORBIDDEN');
-      expect(res.body.details.requiredPermission).toBe('MANAGE');
+      expect(res.body.details!.requiredPermission).toBe('MANAGE');
     }
-    const config = await t.api(t.platform, 'GET', '/config');
+    const config = await t.api<PlatformConfig>(t.platform, 'GET', '/config');
     expect(config.body.umaDomain).toBeUndefined();
   });
 
@@ -187,9 +188,9 @@ describe('API tokens', () => {
     expect(errors.map((e) => e.field)).toEqual(['permissions.0']);
     expect(errors[0]!.constraint?.enum).toEqual(['VIEW', 'TRANSACT', 'MANAGE']);
 
-    const empty = await t.api(t.platform, 'POST', '/tokens', { name: '', permissions: [] });
+    const empty = await t.api<ApiError>(t.platform, 'POST', '/tokens', { name: '', permissions: [] });
     expect(empty.status).toBe(400);
-    expect(empty.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['name', 'permissions']);
+    expect(empty.body.details!.errors!.map((e: { field: string }) => e.field).sort()).toEqual(['name', 'permissions']);
   });
 
   it('the database keeps only a hash of the secret: no api_tokens column holds it', async () => {
@@ -210,7 +211,7 @@ describe('API tokens', () => {
 
   it('a token created with an Idempotency-Key replays its secret, yet the stored response does not hold it in clear', async () => {
     const key = `token-${Date.now()}`;
-    const first = await t.api(t.platform, 'POST', '/tokens', { name: 'Idempotent', permissions: ['VIEW'] }, { 'idempotency-key': key });
+    const first = await t.api<ApiToken>(t.platform, 'POST', '/tokens', { name: 'Idempotent', permissions: ['VIEW'] }, { 'idempotency-key': key });
     expect(first.status).toBe(201);
     const secret = first.body.clientSecret as string;
     const replay = await t.api(t.platform, 'POST', '/tokens', { name: 'Idempotent', permissions: ['VIEW'] }, { 'idempotency-key': key });

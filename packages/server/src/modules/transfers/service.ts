@@ -1,4 +1,4 @@
-import type { AccountId, ExternalAccountId, InternalAccountId } from '../../core/ids.js';
+import type { AccountId, InternalAccountId } from '../../core/ids.js';
 import { hasPrefix } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
@@ -93,7 +93,7 @@ export function createTransferService({ ledger, customers, externalAccounts, tra
 
     if (request.amount === undefined) throw amountRequired();
     const amount = request.amount;
-    const external = await externalAccounts.load(uow.tx, uow.platformId, otherId as ExternalAccountId, internal.customer_id ? 'customer' : 'platform');
+    const external = await externalAccounts.load(uow.tx, uow.platformId, otherId, internal.customer_id ? 'customer' : 'platform');
     if (external.customer_id !== internal.customer_id) throw invalidReceiver('The external account must belong to the owner of the internal account');
     sameCurrency(internal.currency, external.currency);
     const decision = payoutRail.transfer(railAccount(external));

@@ -1,12 +1,14 @@
 import type { Routes } from '../../http/routes.js';
 import type { WebhookDeliverer } from '../../events/delivery.js';
 import { webhookDeliveryError, webhookEndpointNotSet } from '../../events/delivery.js';
-import { RotateSigningKeyRequest, SigningKeyList, TestWebhookResult, WebhookEvent, WebhookEventList, WebhookEventListQuery, WebhookEventParams } from './schemas.js';
+import type { ModuleDefinition } from '../../core/module.js';
+import { RotateSigningKeyRequest, SigningKeyList, TestWebhookResult, WebhookEvent, WebhookEventList, webhookEventListQuery, WebhookEventParams } from './schemas.js';
 import { webhookEventNotFound, type WebhookService } from './service.js';
 
 const tags = ['Webhooks'];
 
-export function webhookRoutes(r: Routes, { webhookEvents }: { webhookEvents: WebhookService }): void {
+export function webhookRoutes(r: Routes, { webhookEvents, modules }: { webhookEvents: WebhookService; modules: readonly ModuleDefinition[] }): void {
+  const WebhookEventListQuery = webhookEventListQuery(modules.flatMap((m) => m.events ?? []));
   r.get(
     '/webhooks/events',
     { schema: { tags, summary: 'List the events sent (or to be sent) to this platform, with their delivery state', querystring: WebhookEventListQuery, response: { 200: WebhookEventList } } },

@@ -26,14 +26,17 @@ export const WebhookEvent = Type.Object({
   attemptLog: Type.Optional(Type.Array(WebhookAttempt)),
 });
 
-export const WebhookEventListQuery = Type.Object(
-  {
-    ...ListQuery.properties,
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    deliveryStatus: Type.Optional(Type.String({ enum: [...DELIVERY_STATUSES] })),
-  },
-  { additionalProperties: false },
-);
+/** The list's filters; `type` is one of the event types the app's modules declare. */
+export function webhookEventListQuery(eventTypes: readonly string[]) {
+  return Type.Object(
+    {
+      ...ListQuery.properties,
+      type: Type.Optional(Type.String({ enum: [...new Set(eventTypes)].sort() })),
+      deliveryStatus: Type.Optional(Type.String({ enum: [...DELIVERY_STATUSES] })),
+    },
+    { additionalProperties: false },
+  );
+}
 
 export const WebhookEventList = listOf(WebhookEvent);
 export const WebhookEventParams = Type.Object({ eventId: Id('Webhook') });
