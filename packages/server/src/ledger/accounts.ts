@@ -10,6 +10,8 @@ import { internalAccountNotFound } from './errors.js';
 import { mayGoNegative, SYSTEM_PURPOSES, type SystemPurpose } from './policy.js';
 
 export type AccountRow = Selectable<LedgerAccountsTable>;
+/** An internal account with its holder's verification status (null for the platform's own). */
+export type HeldAccountRow = AccountRow & { holder_status: string | null };
 
 export interface InternalAccountView {
   id: InternalAccountId;
@@ -172,14 +174,19 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
       return row.id as InternalAccountId;
     },
 
-    /** A customer or platform internal account of this platform, or 404. */
-    async internalAccount(executor: Executor, platformId: PlatformId, accountId: InternalAccountId): Promise<AccountRow> {
+    /**
+     * A customer or platform internal account of this platform, or 404; with its holder's
+     * verification status, read in the same query, since money moves only for a verified holder.
+     */
+    async internalAccount(executor: Executor, platformId: PlatformId, accountId: InternalAccountId): Promise<HeldAccountRow> {
       const row = await executor
-        .selectFrom('ledger_accounts')
-        .selectAll()
-        .where('platform_id', '=', platformId)
-        .where('id', '=', accountId)
-        .where('purpose', 'in', ['CUSTOMER', 'PLATFORM'])
+        .selectFrom('ledger_accounts as a')
+        .leftJoin('customers as c', 'c.id', 'a.customer_id')
+        .selectAll('a')
+        .select('c.kyc_status as holder_status')
+        .where('a.platform_id', '=', platformId)
+        .where('a.id', '=', accountId)
+        .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM'])
         .executeTakeFirst();
       if (!row) throw internalAccountNotFound();
       return row;

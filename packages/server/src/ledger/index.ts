@@ -9,7 +9,7 @@ import './events.js';
 
 export { OUTSIDE, type Move, type Party } from './moves.js';
 export * as moves from './moves.js';
-export type { AccountFilters, AccountRow, InternalAccountView } from './accounts.js';
+export type { AccountFilters, AccountRow, HeldAccountRow, InternalAccountView } from './accounts.js';
 
 export interface EntryLabel {
   /** What the entry records (QUOTE_EXECUTE, TRANSFER_OUT_SETTLED, ...), for the books and for tests. */

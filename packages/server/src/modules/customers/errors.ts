@@ -22,4 +22,14 @@ export const customerNotReady = defineError(
   }),
 );
 
+/**
+ * Refuses to move a customer's money unless its verification is APPROVED (403 USER_NOT_READY), in
+ * sandbox and production alike; a platform's own money (no customer) always moves. Callers pass the
+ * status they read with the row they already hold (an account, a quote), so the check costs no query.
+ */
+export function refuseUnlessReady(customerId: CustomerId | null, verificationStatus: string | null): void {
+  if (customerId === null) return;
+  if (verificationStatus !== 'APPROVED') throw customerNotReady(customerId, verificationStatus ?? 'UNVERIFIED');
+}
+
 export const CUSTOMER_ERRORS = [customerNotFound, customerDeleted, duplicatePlatformCustomerId, customerNotReady];

@@ -9,7 +9,7 @@ import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { KycProvider } from '../../providers/kyc-provider.js';
-import { customerDeleted, customerNotFound, customerNotReady, duplicatePlatformCustomerId } from './errors.js';
+import { customerDeleted, customerNotFound, duplicatePlatformCustomerId, refuseUnlessReady } from './errors.js';
 import type { CustomerType, KycStatus } from './schemas.js';
 import './events.js';
 
@@ -214,15 +214,12 @@ export function createCustomerService({
       return query.executeTakeFirst();
     },
 
-    /**
-     * Refuses to move a customer's money unless its verification is APPROVED (403 USER_NOT_READY),
-     * in sandbox and production alike. A platform's own money (no customer) always moves.
-     */
+    /** refuseUnlessReady for a customer whose status the caller has not read yet (one query). */
     async requireReady(executor: Executor, platformId: PlatformId, customerId: CustomerId | null): Promise<void> {
       if (customerId === null) return;
       const row = await executor.selectFrom('customers').select(['kyc_status']).where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
       if (!row) throw customerNotFound();
-      if (row.kyc_status !== 'APPROVED') throw customerNotReady(customerId, row.kyc_status);
+      refuseUnlessReady(customerId, row.kyc_status);
     },
 
     async get({ platformId }: Scope, customerId: CustomerId): Promise<CustomerView> {

@@ -13,9 +13,20 @@ export const quoteRepo = {
     return row;
   },
 
-  /** The quote, locked for the rest of the unit of work (FOR UPDATE), or 404. */
-  async lock(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteRow> {
-    const row = await uow.tx.selectFrom('quotes').selectAll().where('platform_id', '=', uow.platformId).where('id', '=', quoteId).forUpdate().executeTakeFirst();
+  /**
+   * The quote, locked for the rest of the unit of work (FOR UPDATE), or 404; with its customer's
+   * verification status (the quote's money moves only for a verified customer).
+   */
+  async lock(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteRow & { customer_status: string | null }> {
+    const row = await uow.tx
+      .selectFrom('quotes as q')
+      .leftJoin('customers as c', 'c.id', 'q.customer_id')
+      .selectAll('q')
+      .select('c.kyc_status as customer_status')
+      .where('q.platform_id', '=', uow.platformId)
+      .where('q.id', '=', quoteId)
+      .forUpdate('q')
+      .executeTakeFirst();
     if (!row) throw quoteNotFound();
     return row;
   },

@@ -8,7 +8,7 @@ import { currencyMismatch } from '../../lib/currencies.js';
 import type { AccountRow, Ledger } from '../../ledger/index.js';
 import type { FundingRail } from '../../providers/funding-rail.js';
 import type { PayoutRail } from '../../providers/payout-rail.js';
-import { customerNotFound } from '../customers/errors.js';
+import { customerNotFound, refuseUnlessReady } from '../customers/errors.js';
 import { holderName, type CustomerService } from '../customers/service.js';
 import { externalAccountNotFound } from '../external-accounts/errors.js';
 import { railAccount, type ExternalAccountRow, type ExternalAccountService } from '../external-accounts/service.js';
@@ -33,6 +33,8 @@ export interface QuoteRequest {
 interface ResolvedSource {
   account?: AccountRow;
   customerId: CustomerId | null;
+  /** The paying customer's verification status (null when the platform pays). */
+  customerStatus: string | null;
   currency: string;
   view: Record<string, unknown>;
   payerName?: string;
@@ -41,7 +43,7 @@ interface ResolvedSource {
 export interface QuoteServiceDeps {
   db: Db;
   ledger: Ledger;
-  customers: Pick<CustomerService, 'findActive' | 'requireReady'>;
+  customers: Pick<CustomerService, 'findActive'>;
   externalAccounts: ExternalAccountService;
   transactions: TransactionService;
   platforms: Pick<PlatformService, 'checkAmount'>;
@@ -67,27 +69,29 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     if (q.status !== 'PENDING') throw quoteAlreadyExecuted(q.id, q.status);
   }
 
-  async function customerRow(uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string }> {
+  async function customerRow(uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string }> {
     const row = await customers.findActive(uow.tx, uow.platformId, { id: customerId });
     if (!row) throw customerNotFound();
-    return { id: row.id, name: holderName(row) };
+    return { id: row.id, name: holderName(row), status: row.kyc_status };
   }
 
   async function resolveSource(uow: UnitOfWork, source: QuoteRequest['source']): Promise<ResolvedSource> {
     if (source.sourceType === 'ACCOUNT') {
       const account = await ledger.internalAccount(uow.tx, uow.platformId, source.accountId!);
       let customerId = account.customer_id;
+      let customerStatus = account.holder_status;
       if (source.customerId !== undefined) {
         if (account.customer_id !== null && source.customerId !== account.customer_id) throw notTheSourceOwner();
-        if (account.customer_id === null) customerId = (await customerRow(uow, source.customerId)).id;
+        if (account.customer_id === null) ({ id: customerId, status: customerStatus } = await customerRow(uow, source.customerId));
       }
-      return { account, customerId, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
+      return { account, customerId, customerStatus, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
     }
     deps.fundingRail.acceptsRealtime(source.currency!);
     const customer = source.customerId === undefined ? undefined : await customerRow(uow, source.customerId);
     const customerId = customer?.id ?? null;
     return {
       customerId,
+      customerStatus: customer?.status ?? null,
       currency: source.currency!,
       view: { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(customerId ? { customerId } : {}) },
       payerName: customer?.name ?? 'Moneta Sandbox',
@@ -116,7 +120,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
 
   async function create(uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> {
     const source = await resolveSource(uow, request.source);
-    await customers.requireReady(uow.tx, uow.platformId, source.customerId);
+    refuseUnlessReady(source.customerId, source.customerStatus);
     const destination = await resolveDestination(uow, request.destination, source);
     if (source.currency === destination.currency) throw sameCurrency(source.currency);
     const lockedSide = request.lockedCurrencySide as LockedSide;
@@ -207,7 +211,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       const q = await quoteRepo.lock(uow, quoteId);
       refuseUnlessExecutable(uow, q);
       if (q.source_type !== 'ACCOUNT') throw fundedInRealTime(q.id);
-      await customers.requireReady(uow.tx, uow.platformId, q.customer_id);
+      refuseUnlessReady(q.customer_id, q.customer_status);
       return quoteView(await lifecycle.executeLocked(uow, q));
     },
 
@@ -225,7 +229,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       if (amount !== q.total_sending_minor) {
         return lifecycle.recordFailure(uow, q, { failureReason: 'FUNDING_AMOUNT_MISMATCH', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' }, true);
       }
-      await customers.requireReady(uow.tx, uow.platformId, q.customer_id);
+      refuseUnlessReady(q.customer_id, q.customer_status);
       await lifecycle.executeLocked(uow, q);
       return transactions.load(uow.tx, uow.platformId, q.transaction_id);
     },

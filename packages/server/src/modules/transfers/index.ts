@@ -15,9 +15,9 @@ declare module '../../core/module.js' {
 /** Same-currency transfers in and out of internal accounts, settled by the payout rail. */
 export default defineModule({
   name: 'transfers',
-  needs: ['customers', 'externalAccounts', 'transactions', 'platforms'],
-  createService: ({ ledger, customers, externalAccounts, transactions, platforms, providers }) => ({
-    ...createTransferService({ ledger, customers, externalAccounts, transactions, platforms, payoutRail: providers.payoutRail }),
+  needs: ['externalAccounts', 'transactions', 'platforms'],
+  createService: ({ ledger, externalAccounts, transactions, platforms, providers }) => ({
+    ...createTransferService({ ledger, externalAccounts, transactions, platforms, payoutRail: providers.payoutRail }),
     ...createTransferLifecycle({ ledger, transactions }),
   }),
   routes: transferRoutes,

@@ -5,7 +5,7 @@ import { inMs, scheduleJob } from '../../jobs/jobs.js';
 import { moves, type AccountRow, type Ledger } from '../../ledger/index.js';
 import { insufficientFunds } from '../../ledger/errors.js';
 import type { PayoutRail } from '../../providers/payout-rail.js';
-import type { CustomerService } from '../customers/service.js';
+import { refuseUnlessReady } from '../customers/errors.js';
 import { railAccount, type ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
 import type { TransactionService, TransactionView } from '../transactions/service.js';
@@ -26,7 +26,6 @@ export interface TransferRequest {
 
 export interface TransferDeps {
   ledger: Ledger;
-  customers: Pick<CustomerService, 'requireReady'>;
   externalAccounts: ExternalAccountService;
   transactions: TransactionService;
   platforms: Pick<PlatformService, 'checkAmount'>;
@@ -40,7 +39,7 @@ export type TransferService = ReturnType<typeof createTransferService>;
  * own internal account). Money leaving for an external account is debited into transit at once and
  * settles through a durable job (lifecycle.ts): out of transit on success, back on failure.
  */
-export function createTransferService({ ledger, customers, externalAccounts, transactions, platforms, payoutRail }: TransferDeps) {
+export function createTransferService({ ledger, externalAccounts, transactions, platforms, payoutRail }: TransferDeps) {
   function sameCurrency(a: string, b: string): void {
     if (a !== b) throw accountCurrenciesDiffer(a, b);
   }
@@ -76,7 +75,7 @@ export function createTransferService({ ledger, customers, externalAccounts, tra
     const otherId = outgoing ? request.destinationAccountId : request.sourceAccountId;
     // An external account's id where the internal account belongs is simply not found.
     const internal = await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
-    await customers.requireReady(uow.tx, uow.platformId, internal.customer_id);
+    refuseUnlessReady(internal.customer_id, internal.holder_status);
     if (request.amount !== undefined) await platforms.checkAmount(uow.tx, uow.platformId, internal.currency, request.amount, type);
 
     if (hasPrefix('InternalAccount', otherId)) {
