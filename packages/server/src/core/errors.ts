@@ -203,10 +203,6 @@ export function isError(error: unknown, spec: ErrorSpec): error is DomainError {
   return error instanceof DomainError && error.status === spec.status && error.code === spec.code && error.reason === spec.reason;
 }
 
-export function sameSpec(a: Pick<ErrorSpec, 'status' | 'code' | 'reason'>, b: Pick<ErrorSpec, 'status' | 'code' | 'reason'>): boolean {
-  return a.status === b.status && a.code === b.code && a.reason === b.reason;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Errors every route may answer (the HTTP layer's own and the cross-cutting ones)
 
@@ -266,12 +262,6 @@ export const internalError = defineError(
 export const notImplemented = defineError(
   { status: 501, code: 'NOT_IMPLEMENTED', description: 'This installation has no rail or provider configured for the request' },
   (message: string, missing: string) => ({ message, details: { missing } }),
-);
-
-/** A resource the caller named does not exist for this platform (the spec's 404 for ids without a code of their own). */
-export const referenceNotFound = defineError(
-  { status: 404, code: 'REFERENCE_NOT_FOUND', description: 'A resource the request names does not exist for this platform' },
-  (resource: string, id?: string) => ({ message: `${resource} not found`, details: { resource, ...(id !== undefined ? { id } : {}) } }),
 );
 
 /** Errors any authenticated route can answer, whatever it declares. */
