@@ -7,7 +7,7 @@
  * Everything is lazy and cached per process: the YAML is parsed on the first check, each
  * (operation, status) validator is compiled on first use.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -34,7 +34,12 @@ export const API_PREFIX = '/2025-10-13';
 
 /** The reference document: MONETA_REFERENCE_OPENAPI, or the shared copy next to this checkout. */
 export function referenceFile(): string {
-  return process.env.MONETA_REFERENCE_OPENAPI ?? fileURLToPath(new URL('../../../shared/reference/openapi-2025-10-13.yaml', import.meta.url));
+  if (process.env.MONETA_REFERENCE_OPENAPI) return process.env.MONETA_REFERENCE_OPENAPI;
+  // The workplace's shared copy: next to this checkout, or at its fixed place when the checkout is elsewhere (CI's clone).
+  const candidates = [fileURLToPath(new URL('../../../shared/reference/openapi-2025-10-13.yaml', import.meta.url)), '/work/shared/reference/openapi-2025-10-13.yaml'];
+  const found = candidates.find((path) => existsSync(path));
+  if (!found) throw new Error(`the reference OpenAPI document is not at ${candidates.join(' or ')}; set MONETA_REFERENCE_OPENAPI`);
+  return found;
 }
 
 /** One response as a test saw it. `body` is the parsed JSON (undefined when empty or not JSON). */
