@@ -16,14 +16,8 @@ export interface FundingRail {
   quoteInstructions(currency: string, reference: string, payerName: string): FundingInstructionRecord[];
 }
 
-export const unconfiguredFundingRail: FundingRail = {
-  name: 'unconfigured',
-  accountInstructions: () => [],
-  acceptsRealtime: () => {
-    throw notImplemented('No real-time funding rail is configured on this installation', 'FUNDING_RAIL');
-  },
-  quoteInstructions() {
-    this.acceptsRealtime('');
-    return [];
-  },
-};
+function noRealtimeFunding(): never {
+  throw notImplemented('No real-time funding rail is configured on this installation', 'FUNDING_RAIL');
+}
+
+export const unconfiguredFundingRail: FundingRail = { name: 'unconfigured', accountInstructions: () => [], acceptsRealtime: noRealtimeFunding, quoteInstructions: noRealtimeFunding };

@@ -37,18 +37,9 @@ export interface PayoutRail {
   payout(account: RailAccount): PayoutDecision;
 }
 
+function noPayoutRail(): never {
+  throw notImplemented('No payout rail to external accounts is configured on this installation', 'PAYOUT_RAIL');
+}
+
 /** Production's rail until an operator configures one: nothing leaves for an external account. */
-export const unconfiguredPayoutRail: PayoutRail = {
-  name: 'unconfigured',
-  accepts: () => {
-    throw notImplemented('No payout rail to external accounts is configured on this installation', 'PAYOUT_RAIL');
-  },
-  transfer(account) {
-    this.accepts(account);
-    throw new Error('unreachable');
-  },
-  payout(account) {
-    this.accepts(account);
-    throw new Error('unreachable');
-  },
-};
+export const unconfiguredPayoutRail: PayoutRail = { name: 'unconfigured', accepts: noPayoutRail, transfer: noPayoutRail, payout: noPayoutRail };
