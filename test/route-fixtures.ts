@@ -133,7 +133,10 @@ export async function createOneOfEach(t: TestApp, platform: TestPlatform, label:
     if (res.status >= 300) throw new Error(`fixtures for ${label}: ${method} ${path} answered ${res.status} ${res.text}`);
     return res;
   }
-  for (const fixtures of t.fixtures) await fixtures.create?.({ call, ids, label });
+  const runDueJobs = async () => {
+    await t.container.jobs.runDue();
+  };
+  for (const fixtures of t.fixtures) await fixtures.create?.({ call, ids, label, runDueJobs });
   return ids;
 }
 

@@ -2,7 +2,8 @@ import type { Static } from 'typebox';
 import type { ErrorBody, FieldError } from '../packages/server/src/core/errors.js';
 import type { EventEnvelope } from '../packages/server/src/core/events.js';
 import type { Id, IdPrefix } from '../packages/server/src/core/ids.js';
-import type { listOf } from '../packages/server/src/http/schema-kit.js';
+import type { listOf, SignedRequestChallenge as SignedChallengeSchema } from '../packages/server/src/http/schema-kit.js';
+import type * as cards from '../packages/server/src/modules/cards/schemas.js';
 import type * as accounts from '../packages/server/src/modules/accounts/schemas.js';
 import type * as customers from '../packages/server/src/modules/customers/schemas.js';
 import type * as exchangeRates from '../packages/server/src/modules/exchange-rates/schemas.js';
@@ -91,3 +92,9 @@ export type SigningKeyList = Wire<Static<typeof webhooks.SigningKeyList>>;
 export type TestWebhookResult = Wire<Static<typeof webhooks.TestWebhookResult>>;
 /** A webhook as a platform receives it (and as the outbox records it). */
 export type WebhookEnvelope<T = Record<string, unknown>> = Wire<EventEnvelope<T>>;
+
+export type Card = Wire<Static<typeof cards.Card>>;
+export type CardReveal = Wire<Static<typeof cards.CardRevealResponse>>;
+export type CardTransaction = Wire<Static<typeof transactions.CardTransaction>>;
+export type CardDecline = Wire<Static<typeof cards.SimulationDeclined>>;
+export type SignedRequestChallenge = Wire<Static<typeof SignedChallengeSchema>>;

@@ -43,6 +43,16 @@ export interface EnumExtension {
 
 export const ENUM_EXTENSIONS: readonly EnumExtension[] = [
   {
+    at: '#/components/schemas/Error400/properties/code',
+    values: ['CARDHOLDER_KYC_NOT_APPROVED', 'FUNDING_SOURCE_INELIGIBLE'],
+    reason: "the card errors the reference's later revision adds to Error400 (not-shown.md, 400: HEAD adds); POST /cards documents them in its own prose",
+  },
+  {
+    at: '#/components/schemas/Error409/properties/code',
+    values: ['INVALID_STATE_TRANSITION', 'CARD_ALREADY_CLOSED', 'CARD_NOT_MUTABLE'],
+    reason: "the card errors the reference's later revision adds to Error409 (not-shown.md, 409: HEAD adds); PATCH /cards/{id} documents them in its own prose",
+  },
+  {
     at: '#/components/schemas/ExchangeRate/properties/destinationPaymentRail',
     values: ['LIGHTNING', 'SOLANA', 'SPARK'],
     reason:

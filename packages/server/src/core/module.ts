@@ -4,7 +4,8 @@ import type { Routes } from '../http/routes.js';
 import type { JobHandler } from '../jobs/jobs.js';
 import type { ErrorSpec } from './errors.js';
 import type { EventType } from './events.js';
-import type { TransactionId } from './ids.js';
+import type { PlatformId, TransactionId } from './ids.js';
+import type { Executor } from '../db/schema.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /**
@@ -30,6 +31,11 @@ export type ServiceDeps<Needs extends ServiceName> = Infrastructure & Pick<Servi
 export interface PaymentKind {
   /** POST /transactions/{id}/cancel: stop the payment if it has not settled, and give the money back. */
   cancel?: (uow: UnitOfWork, transactionId: TransactionId, reason: string | undefined) => Promise<object>;
+  /**
+   * For a kind whose records have a shape of their own (a card transaction): renders its rows of a
+   * GET /transactions page, by id. Without it a transaction renders from its `transactions` row.
+   */
+  views?: (executor: Executor, platformId: PlatformId, ids: readonly string[]) => Promise<Map<string, object>>;
 }
 
 /** A minimal valid body for a route, optionally naming the caller's resources through `id(type, variant)`. */
@@ -51,6 +57,8 @@ export interface FixtureContext {
   ids: Map<string, string>;
   /** Unique per call of the fixtures (one per platform and test), for names that must not repeat. */
   label: string;
+  /** Runs the jobs due now (a card's activation), as the worker would. */
+  runDueJobs: () => Promise<void>;
 }
 
 /** A module's test fixtures, read by the cross-cutting sweeps (tenancy, bad input, idempotency). */

@@ -2,6 +2,8 @@ import type { ColumnType, Transaction, Kysely } from 'kysely';
 import type {
   AccountId,
   ApiTokenId,
+  CardId,
+  CardTransactionId,
   CustomerId,
   ExternalAccountId,
   HoldId,
@@ -150,7 +152,7 @@ export interface LedgerEntriesTable {
   id: LedgerEntryId;
   platform_id: PlatformId;
   kind: string;
-  transaction_id: TransactionId | null;
+  transaction_id: TransactionId | CardTransactionId | null;
   description: string | null;
   created_at: Timestamp;
 }
@@ -177,10 +179,11 @@ export interface LedgerHoldsTable {
 }
 
 export interface TransactionsTable {
-  id: TransactionId;
+  /** Card transactions are mirrored here under their own ids, so one list pages every payment. */
+  id: TransactionId | CardTransactionId;
   platform_id: PlatformId;
   customer_id: CustomerId | null;
-  type: 'INCOMING' | 'OUTGOING';
+  type: 'INCOMING' | 'OUTGOING' | 'CARD';
   /** The kind of payment (a module's payment kind: FUNDING, TRANSFER, QUOTE): who acts on it. */
   kind: string;
   direction: 'CREDIT' | 'DEBIT';
@@ -268,7 +271,99 @@ export interface QuotesTable {
   updated_at: Timestamp;
 }
 
+export type CardState = 'PENDING_KYC' | 'PROCESSING' | 'ACTIVE' | 'FROZEN' | 'CLOSED';
+export type CardStateReason = 'ISSUER_REJECTED' | 'CLOSED_BY_PLATFORM' | 'CLOSED_BY_SERVICE';
+
+export interface CardsTable {
+  id: CardId;
+  platform_id: PlatformId;
+  cardholder_id: CustomerId;
+  platform_card_id: string;
+  state: CardState;
+  state_reason: CardStateReason | null;
+  brand: 'VISA' | 'MASTERCARD';
+  form: 'VIRTUAL';
+  currency: string;
+  /** Internal account ids in priority order. */
+  funding_sources: Json<InternalAccountId[]>;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  pan_sealed: string;
+  cvv_sealed: string;
+  processor_ref: string;
+  issuer_ref: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type CardTransactionStatus = 'AUTHORIZED' | 'PARTIALLY_SETTLED' | 'SETTLED' | 'REFUNDED' | 'EXCEPTION';
+
+export interface CardTransactionsTable {
+  id: CardTransactionId;
+  platform_id: PlatformId;
+  card_id: CardId;
+  customer_id: CustomerId;
+  account_id: InternalAccountId;
+  kind: string;
+  direction: 'CREDIT' | 'DEBIT';
+  status: CardTransactionStatus;
+  currency: string;
+  issuer_transaction_token: string;
+  merchant: Json<{ descriptor: string; mcc?: string; country?: string }>;
+  hold_id: HoldId | null;
+  authorized_minor: bigint;
+  settled_minor: ColumnType<bigint, bigint | undefined, bigint>;
+  refunded_minor: ColumnType<bigint, bigint | undefined, bigint>;
+  pull_count: ColumnType<number, number | undefined, number>;
+  pull_total_minor: ColumnType<bigint, bigint | undefined, bigint>;
+  pull_pending_count: ColumnType<number, number | undefined, number>;
+  settlement_count: ColumnType<number, number | undefined, number>;
+  refund_count: ColumnType<number, number | undefined, number>;
+  authorized_at: Timestamp;
+  last_event_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CardEventsTable {
+  id: string;
+  platform_id: PlatformId;
+  card_transaction_id: CardTransactionId;
+  type: string;
+  amount_minor: bigint;
+  status: string;
+  details: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface CardRevealsTable {
+  token_hash: string;
+  platform_id: PlatformId;
+  card_id: CardId;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+}
+
+export interface SignedRequestsTable {
+  id: string;
+  platform_id: PlatformId;
+  action: string;
+  subject_id: string;
+  body_hash: string;
+  payload_to_sign: string;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  cards: CardsTable;
+  card_transactions: CardTransactionsTable;
+  card_events: CardEventsTable;
+  card_reveals: CardRevealsTable;
+  signed_requests: SignedRequestsTable;
   quotes: QuotesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_signing_keys: WebhookSigningKeysTable;

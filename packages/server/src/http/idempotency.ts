@@ -39,10 +39,18 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 /** Serializes through the route's response schema, exactly as Fastify would, so a replay is identical. */
-function serialize(reply: FastifyReply, status: number, result: unknown): { status: number; text: string } {
-  const answer = result instanceof SignatureRequired ? { status: 202, body: result.challenge } : { status, body: result };
+function serialize(reply: FastifyReply, status: number, result: unknown): Answer {
+  const challenge = result instanceof SignatureRequired;
+  const answer = challenge ? { status: 202, body: result.challenge } : { status, body: result };
   reply.code(answer.status);
-  return { status: answer.status, text: reply.serialize(answer.body) as string };
+  return { status: answer.status, text: reply.serialize(answer.body) as string, challenge };
+}
+
+/** A serialized answer; `challenge` marks a 202 asking for the end user's signature (never stored). */
+interface Answer {
+  status: number;
+  text: string;
+  challenge: boolean;
 }
 
 type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; text: string };
@@ -85,8 +93,8 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
     return { kind: 'claimed' };
   }
 
-  async function store(tx: Tx, scope: Scope, key: string, answer: { status: number; text: string }): Promise<void> {
-    if (answer.status === 202) {
+  async function store(tx: Tx, scope: Scope, key: string, answer: Answer): Promise<void> {
+    if (answer.challenge) {
       await tx.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', key).execute();
       return;
     }
@@ -125,7 +133,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
     const requestHash = sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
     const claimed = await db.transaction().execute((tx) => claim(tx, scope, key, requestHash));
     if (claimed.kind === 'replay') return { replayed: true, status: claimed.status, text: claimed.text };
-    let answer: { status: number; text: string };
+    let answer: Answer;
     try {
       answer = serialize(reply, route.status, await effect(scope));
     } catch (error) {

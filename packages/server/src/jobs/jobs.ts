@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
-import type { Db, Tx } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import { newId, type JobId } from '../core/ids.js';
 import { openUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
 import { createPoller } from '../lib/poller.js';
+import { inSavepoint } from '../db/savepoint.js';
 
 /** Handles one job in a unit of work of its own (its platform, that platform's time, actor JOB). */
 export type JobHandler = (uow: UnitOfWork, payload: Record<string, unknown>) => Promise<void>;
@@ -57,7 +58,7 @@ export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
       const handler = handlers.get(job.kind);
       try {
         if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-        await runInSavepoint(tx, async () => {
+        await inSavepoint(tx, async () => {
           const { uow, complete } = openUnitOfWork(tx, { platformId: job.platform_id, now: platformNow, actor: { type: 'JOB', jobId: job.id, kind: job.kind } });
           await handler(uow, job.payload);
           await complete();
@@ -102,16 +103,4 @@ export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
       handlers.set(kind, handler);
     },
   };
-}
-
-/** Runs `work` so that its failure rolls back only its own statements, leaving the job row writable. */
-async function runInSavepoint(tx: Tx, work: () => Promise<void>): Promise<void> {
-  await sql`SAVEPOINT job_work`.execute(tx);
-  try {
-    await work();
-    await sql`RELEASE SAVEPOINT job_work`.execute(tx);
-  } catch (error) {
-    await sql`ROLLBACK TO SAVEPOINT job_work`.execute(tx);
-    throw error;
-  }
 }

@@ -1,11 +1,13 @@
 import type { Db } from '../db/schema.js';
-import type { HoldId, InternalAccountId, LedgerEntryId, PostingAccountId, TransactionId } from '../core/ids.js';
+import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, PostingAccountId, TransactionId } from '../core/ids.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
 import { createAccountStore, internalAccountView, type AccountRow } from './accounts.js';
 import { OUTSIDE, type Leg, type Move, type Party } from './moves.js';
 import { endHold, placeHold, postEntry, type Posting } from './postings.js';
 import './events.js';
+import { isError } from '../core/errors.js';
+import { accountNotActive, insufficientFunds } from './errors.js';
 
 export { OUTSIDE, type Move, type Party } from './moves.js';
 export * as moves from './moves.js';
@@ -14,7 +16,7 @@ export type { AccountFilters, AccountRow, HeldAccountRow, InternalAccountView } 
 export interface EntryLabel {
   /** What the entry records (QUOTE_EXECUTE, TRANSFER_OUT_SETTLED, ...), for the books and for tests. */
   kind: string;
-  transactionId?: TransactionId | null | undefined;
+  transactionId?: TransactionId | CardTransactionId | null | undefined;
   description?: string | null | undefined;
 }
 
@@ -80,6 +82,42 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
       const { holdId, account } = await placeHold(uow.tx, { platformId: uow.platformId, accountId: input.account, amount: input.amount, reason: input.reason, at: uow.now });
       announce(uow, [account]);
       return holdId;
+    },
+
+    /**
+     * Changes how much a hold reserves: the hold ends and, for a positive amount, a new one on the
+     * same account takes its place (its id is returned). Growing it needs the difference available:
+     * otherwise nothing changes and it throws 400 INVALID_AMOUNT (INSUFFICIENT_FUNDS).
+     */
+    async resizeHold(uow: UnitOfWork, holdId: HoldId, amount: bigint, reason: string): Promise<HoldId | null> {
+      const current = await uow.tx.selectFrom('ledger_holds').select(['account_id', 'amount_minor']).where('id', '=', holdId).where('platform_id', '=', uow.platformId).where('status', '=', 'ACTIVE').executeTakeFirst();
+      if (!current) throw new Error(`hold ${holdId} is not active`);
+      const account = current.account_id as InternalAccountId;
+      // Reserve the growth first: if the account cannot cover it, the old hold is untouched.
+      const growth = amount > current.amount_minor ? await placeHold(uow.tx, { platformId: uow.platformId, accountId: account, amount: amount - current.amount_minor, reason, at: uow.now }) : undefined;
+      if (growth) await endHold(uow.tx, { platformId: uow.platformId, holdId: growth.holdId, outcome: 'RELEASED', at: uow.now });
+      const ended = await endHold(uow.tx, { platformId: uow.platformId, holdId, outcome: 'RELEASED', at: uow.now });
+      if (amount <= 0n) {
+        announce(uow, [ended.account]);
+        return null;
+      }
+      const replaced = await placeHold(uow.tx, { platformId: uow.platformId, accountId: account, amount, reason, at: uow.now });
+      announce(uow, [replaced.account]);
+      return replaced.holdId;
+    },
+
+    /**
+     * Like hold, but an account that cannot cover the amount (or is not active) answers undefined
+     * instead of throwing, for callers that try several accounts in turn (a card's funding sources).
+     * Nothing is written when it refuses: the conditional update is the hold's first write.
+     */
+    async tryHold(uow: UnitOfWork, input: { account: InternalAccountId; amount: bigint; reason: string }): Promise<HoldId | undefined> {
+      try {
+        return await this.hold(uow, input);
+      } catch (error) {
+        if (isError(error, insufficientFunds) || isError(error, accountNotActive)) return undefined;
+        throw error;
+      }
     },
 
     /** Gives held funds back to the available balance. */

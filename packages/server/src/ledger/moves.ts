@@ -30,6 +30,14 @@ export function receive(to: InternalAccountId, currency: string, amount: bigint)
   ]);
 }
 
+/** Money leaves an internal account for the outside at once (a card payment that cleared, a returned refund taken back). */
+export function spend(from: InternalAccountId, currency: string, amount: bigint): Move {
+  return move('spend', [
+    { account: from, currency, amount: -amount },
+    { account: OUTSIDE, currency, amount },
+  ]);
+}
+
 /** Straight from one internal account to another, complete at once. */
 export function transfer(from: InternalAccountId, to: InternalAccountId, currency: string, amount: bigint): Move {
   return move('transfer', [

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { LedgerAccountsTable, Tx } from '../db/schema.js';
-import { newId, type HoldId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
+import { newId, type CardTransactionId, type HoldId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
 import { keepsRunningBalance } from './policy.js';
 import { accountNotActive, insufficientFunds } from './errors.js';
 
@@ -16,7 +16,7 @@ export interface EntryInput {
   platformId: PlatformId;
   kind: string;
   description?: string | null | undefined;
-  transactionId?: TransactionId | null | undefined;
+  transactionId?: TransactionId | CardTransactionId | null | undefined;
   postings: Posting[];
   at: Date;
 }

@@ -12,6 +12,8 @@ import exchangeRates from './exchange-rates/index.js';
 import quotes from './quotes/index.js';
 import receiver from './receiver/index.js';
 import webhookEvents from './webhooks/index.js';
+import signedRequests from './signatures/index.js';
+import cards, { cardTransactionsModule } from './cards/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -32,4 +34,7 @@ export const modules: readonly ModuleDefinition[] = [
   quotes,
   receiver,
   webhookEvents,
+  signedRequests,
+  cards,
+  cardTransactionsModule,
 ];

@@ -4,13 +4,15 @@ import { unconfiguredRateSource } from '../fx/unconfigured-rate-source.js';
 import { sandboxFundingRail } from '../sandbox/funding-rail.js';
 import { sandboxKycProvider } from '../sandbox/kyc-provider.js';
 import { sandboxPayoutRail } from '../sandbox/payout-rail.js';
+import { sandboxCardIssuer } from '../sandbox/card-issuer.js';
+import { unconfiguredCardIssuer, type CardIssuer } from './card-issuer.js';
 import { unconfiguredFundingRail, type FundingRail } from './funding-rail.js';
 import { manualReviewProvider, type KycProvider } from './kyc-provider.js';
 import { unconfiguredPayoutRail, type PayoutRail } from './payout-rail.js';
 
 /**
  * The outside world the service talks to, each behind an interface: the rail money leaves by, the
- * rail it arrives by, the exchange rate source and the verification provider. The sandbox is one
+ * rail it arrives by, the exchange rate source, the verification provider and the card issuer. The sandbox is one
  * implementation of each; production uses what the operator configured, and never a sandbox one.
  * To plug in a real rail or provider, implement its interface and choose it here.
  */
@@ -19,6 +21,7 @@ export interface Providers {
   fundingRail: FundingRail;
   rates: RateSource;
   kyc: KycProvider;
+  cardIssuer: CardIssuer;
 }
 
 export function createProviders(config: Config): Providers {
@@ -33,5 +36,6 @@ export function createProviders(config: Config): Providers {
     fundingRail: sandbox ? sandboxFundingRail : unconfiguredFundingRail,
     rates,
     kyc: sandbox ? sandboxKycProvider : manualReviewProvider,
+    cardIssuer: sandbox ? sandboxCardIssuer : unconfiguredCardIssuer,
   };
 }

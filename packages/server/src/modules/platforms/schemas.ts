@@ -45,6 +45,25 @@ export const EmbeddedWalletConfig = Type.Object(
 
 const LooseObject = Type.Object({}, { additionalProperties: true });
 
+/** Which currencies cards may be funded in, and which origins may frame the card reveal page. */
+export const CardConfig = Type.Object(
+  {
+    eligibleCurrencies: Type.Optional(
+      Type.Array(CurrencyCode, { minItems: 1, maxItems: 20, uniqueItems: true, description: 'Currencies a card may be funded in; by default USD and USDB' }),
+    ),
+    revealFrameAncestors: Type.Optional(
+      Type.Array(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$', maxLength: 300 }), {
+        maxItems: 20,
+        uniqueItems: true,
+        description: "Origins (scheme://host[:port]) allowed to show the card reveal page in an iframe (its Content-Security-Policy frame-ancestors); none by default",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DEFAULT_CARD_ELIGIBLE_CURRENCIES = ['USD', 'USDB'];
+
 export const PlatformConfig = Type.Object({
   id: Type.String(),
   umaDomain: Type.Optional(Type.String()),
@@ -53,6 +72,7 @@ export const PlatformConfig = Type.Object({
   isRegulatedFinancialInstitution: Type.Boolean(),
   embeddedWalletConfig: Type.Optional(EmbeddedWalletConfig),
   cardTokenization2faConfig: Type.Optional(LooseObject),
+  cardConfig: Type.Object({ eligibleCurrencies: Type.Array(Type.String()), revealFrameAncestors: Type.Array(Type.String()) }),
   feeConfigs: Type.Array(FeeConfig),
   webhookSigningPublicKey: Type.Optional(Type.String({ description: 'PEM (SPKI) of the P-256 key that signs webhooks (X-Service-Signature)' })),
   webhookSigningKeys: Type.Optional(
@@ -78,6 +98,7 @@ export const PlatformConfigUpdateRequest = Type.Object(
     supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfig, { maxItems: 50 })),
     embeddedWalletConfig: Type.Optional(EmbeddedWalletConfig),
     cardTokenization2faConfig: Type.Optional(LooseObject),
+    cardConfig: Type.Optional(CardConfig),
     feeConfigs: Type.Optional(Type.Array(FeeConfig, { maxItems: 50 })),
   },
   { additionalProperties: false },

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Static } from 'typebox';
-import type { FeeConfig as FeeConfigSchema, PlatformConfig, PlatformConfigUpdateRequest } from './schemas.js';
+import { DEFAULT_CARD_ELIGIBLE_CURRENCIES, type FeeConfig as FeeConfigSchema, type PlatformConfig, type PlatformConfigUpdateRequest } from './schemas.js';
 import type { Db, Executor, PlatformsTable } from '../../db/schema.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
 import { newId, type PlatformId } from '../../core/ids.js';
@@ -46,9 +46,16 @@ function configView(row: Selectable<PlatformsTable>): PlatformConfigView {
     supportedCurrencies: config.supportedCurrencies ?? [],
     feeConfigs: config.feeConfigs ?? [],
     isRegulatedFinancialInstitution: config.isRegulatedFinancialInstitution ?? false,
+    cardConfig: cardConfigOf(config),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+}
+
+/** The card settings with their defaults filled in. */
+function cardConfigOf(config: Record<string, unknown>): { eligibleCurrencies: string[]; revealFrameAncestors: string[] } {
+  const card = (config.cardConfig ?? {}) as { eligibleCurrencies?: string[]; revealFrameAncestors?: string[] };
+  return { eligibleCurrencies: card.eligibleCurrencies ?? DEFAULT_CARD_ELIGIBLE_CURRENCIES, revealFrameAncestors: card.revealFrameAncestors ?? [] };
 }
 
 export type PlatformService = ReturnType<typeof createPlatformService>;
@@ -163,6 +170,11 @@ export function createPlatformService({
       const config = await configOf(executor, platformId);
       const list = (config.supportedCurrencies ?? []) as { currencyCode: string; minAmount: number; maxAmount: number; enabledTransactionTypes: string[] }[];
       return list.find((c) => c.currencyCode === currency);
+    },
+
+    /** Which currencies cards may be funded in and which origins may frame the reveal page. */
+    async cardConfig(executor: Executor, platformId: PlatformId): Promise<{ eligibleCurrencies: string[]; revealFrameAncestors: string[] }> {
+      return cardConfigOf(await configOf(executor, platformId));
     },
 
     /** The platform's own fees on cross-currency transfers, as its config lists them. */

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Routes } from '../../http/routes.js';
-import { CancelTransactionRequest, ConfirmReceiptDeliveryRequest, Transaction, TransactionList, TransactionListQuery, TransactionParams } from './schemas.js';
+import { AnyTransaction, AnyTransactionParams, CancelTransactionRequest, ConfirmReceiptDeliveryRequest, Transaction, TransactionList, TransactionListQuery, TransactionParams } from './schemas.js';
 import type { TransactionService } from './service.js';
 import { notCancellable, transactionNotFound } from './errors.js';
 
@@ -11,7 +11,7 @@ export function transactionRoutes(r: Routes, { transactions }: { transactions: T
     transactions.list(scope, req.query),
   );
 
-  r.get('/transactions/:transactionId', { schema: { tags, summary: 'Get a transaction', params: TransactionParams, response: { 200: Transaction } }, errors: [transactionNotFound] }, (scope, req) =>
+  r.get('/transactions/:transactionId', { schema: { tags, summary: 'Get a transaction (card transactions too, by their CardTransaction id)', params: AnyTransactionParams, response: { 200: AnyTransaction } }, errors: [transactionNotFound] }, (scope, req) =>
     transactions.get(scope, req.params.transactionId),
   );
 

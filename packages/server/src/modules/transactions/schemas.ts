@@ -1,4 +1,5 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { idPattern, type CardTransactionId, type TransactionId } from '../../core/ids.js';
 import { Id, ListQuery, listOf, MinorUnits, Timestamp } from '../../http/schema-kit.js';
 import { CurrencyAmountSchema } from '../accounts/schemas.js';
 
@@ -39,6 +40,48 @@ export const Transaction = Type.Object({
   updatedAt: Timestamp,
 });
 
+export const CARD_TRANSACTION_STATUSES = ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'EXCEPTION'] as const;
+
+const CountAndTotal = Type.Object({ count: Type.Integer(), totalAmount: MinorUnits });
+
+/**
+ * A card transaction: the parent of an authorization and every pull, clearing and return against
+ * it, with their aggregates. Listed among transactions with `type: CARD`; owned by the cards module.
+ */
+export const CardTransaction = Type.Object({
+  type: Type.Literal('CARD'),
+  id: Type.String(),
+  cardId: Type.String(),
+  customerId: Type.String(),
+  platformCustomerId: Type.String(),
+  issuerTransactionToken: Type.String(),
+  status: Type.String({ enum: ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'REFUNDED', 'EXCEPTION'] }),
+  direction: Type.String({ enum: ['CREDIT', 'DEBIT'] }),
+  merchant: Type.Object({ descriptor: Type.String(), mcc: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
+  authorizedAmount: CurrencyAmountSchema,
+  settledAmount: CurrencyAmountSchema,
+  refundedAmount: CurrencyAmountSchema,
+  accountId: Type.String(),
+  pullSummary: Type.Object({ count: Type.Integer(), totalAmount: MinorUnits, pendingCount: Type.Integer() }),
+  settlementSummary: CountAndTotal,
+  refundSummary: CountAndTotal,
+  authorizedAt: Timestamp,
+  lastEventAt: Timestamp,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+/**
+ * A transaction of any kind, discriminated on `type`. if/then/else rather than oneOf: the response
+ * serializer picks a branch by validating, and only the discriminator is checked this way (amounts
+ * are bigint, which a validator would refuse as integers).
+ */
+export const AnyTransaction = Type.Unsafe<Static<typeof CardTransaction> | Static<typeof Transaction>>({
+  if: { type: 'object', properties: { type: { const: 'CARD' } }, required: ['type'] },
+  then: CardTransaction,
+  else: Transaction,
+});
+
 export const TransactionListQuery = Type.Object(
   {
     ...ListQuery.properties,
@@ -47,8 +90,8 @@ export const TransactionListQuery = Type.Object(
     accountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
     senderAccountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
     receiverAccountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
-    status: Type.Optional(Type.String({ enum: [...TRANSACTION_STATUSES] })),
-    type: Type.Optional(Type.String({ enum: ['INCOMING', 'OUTGOING'] })),
+    status: Type.Optional(Type.String({ enum: [...TRANSACTION_STATUSES, ...CARD_TRANSACTION_STATUSES], description: 'A transaction status, or a card transaction status for type CARD' })),
+    type: Type.Optional(Type.String({ enum: ['INCOMING', 'OUTGOING', 'CARD'] })),
     reference: Type.Optional(Type.String({ maxLength: 255 })),
     startDate: Type.Optional(Type.String({ format: 'date-time' })),
     endDate: Type.Optional(Type.String({ format: 'date-time' })),
@@ -56,8 +99,12 @@ export const TransactionListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const TransactionList = listOf(Transaction);
+export const TransactionList = listOf(AnyTransaction);
 export const TransactionParams = Type.Object({ transactionId: Id('Transaction') });
+/** GET /transactions/{id} also finds a card transaction by its own id. */
+export const AnyTransactionParams = Type.Object({
+  transactionId: Type.Unsafe<TransactionId | CardTransactionId>(Type.String({ pattern: `${idPattern('Transaction')}|${idPattern('CardTransaction')}`, description: 'Transaction:<uuid> or CardTransaction:<uuid>' })),
+});
 
 export const CancelTransactionRequest = Type.Object(
   { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Why the platform cancels; kept for its records' })) },

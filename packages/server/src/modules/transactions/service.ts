@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Selectable, type UpdateObject } from 'kysely';
 import type { Database, Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
-import { newId, type AccountId, type CustomerId, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
+import { newId, type AccountId, type CardTransactionId, type CustomerId, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
 import type { PaymentKinds } from '../../container.js';
@@ -107,7 +107,8 @@ export function transactionView(row: TransactionRow): TransactionView {
   const source = details.source ?? endpoint('source', row.sender_account_id);
   const destination = endpoint('destination', row.receiver_account_id);
   return {
-    id: row.id,
+    // Rows of kinds with views of their own (card transactions) are rendered by their module.
+    id: row.id as TransactionId,
     status: row.status,
     type: row.type,
     direction: row.direction,
@@ -171,6 +172,19 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
     return transactionView(row);
   }
 
+  /** Renders rows as their kinds do: most from the row itself, some (card transactions) by their module. */
+  async function render(executor: Executor, platformId: PlatformId, rows: TransactionRow[]): Promise<object[]> {
+    const byKind = new Map<string, string[]>();
+    for (const row of rows) {
+      if (paymentKinds.get(row.kind)?.views) byKind.set(row.kind, [...(byKind.get(row.kind) ?? []), row.id]);
+    }
+    const rendered = new Map<string, object>();
+    for (const [kind, ids] of byKind) {
+      for (const [id, view] of await paymentKinds.get(kind)!.views!(executor, platformId, ids)) rendered.set(id, view);
+    }
+    return rows.map((row) => rendered.get(row.id) ?? transactionView(row));
+  }
+
   return {
     load,
 
@@ -210,6 +224,46 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
       return transactionView(row);
     },
 
+    /**
+     * Lists a payment whose record another module keeps (a card transaction) among transactions, so
+     * GET /transactions pages and filters every payment in one query; its kind renders it (`views`).
+     */
+    async index(uow: UnitOfWork, entry: { id: CardTransactionId; kind: string; type: 'CARD'; direction: 'CREDIT' | 'DEBIT'; status: string; customerId: CustomerId; accountId: AccountId; amount: bigint; currency: string }): Promise<void> {
+      await uow.tx
+        .insertInto('transactions')
+        .values({
+          id: entry.id,
+          platform_id: uow.platformId,
+          customer_id: entry.customerId,
+          kind: entry.kind,
+          type: entry.type,
+          direction: entry.direction,
+          status: entry.status,
+          sender_account_id: entry.direction === 'DEBIT' ? entry.accountId : null,
+          receiver_account_id: entry.direction === 'CREDIT' ? entry.accountId : null,
+          sent_minor: entry.amount,
+          sent_currency: entry.currency,
+          received_minor: null,
+          received_currency: null,
+          fees_minor: null,
+          exchange_rate: null,
+          quote_id: null,
+          reference: null,
+          description: null,
+          failure_reason: null,
+          settled_at: null,
+          details: '{}',
+          created_at: uow.now,
+          updated_at: uow.now,
+        })
+        .execute();
+    },
+
+    /** Keeps an indexed payment's status (what the list filters on) in step with its own record. */
+    async reindex(uow: UnitOfWork, id: CardTransactionId, status: string): Promise<void> {
+      await uow.tx.updateTable('transactions').set({ status, updated_at: uow.now }).where('platform_id', '=', uow.platformId).where('id', '=', id).execute();
+    },
+
     /** Moves a transaction to a final or new status; returns the updated view (one round trip). */
     async setStatus(
       uow: UnitOfWork,
@@ -243,8 +297,11 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
       return uow.tx.selectFrom('transactions').selectAll().where('platform_id', '=', uow.platformId).where('id', '=', transactionId).forUpdate().executeTakeFirstOrThrow();
     },
 
-    async get({ platformId }: Scope, transactionId: TransactionId): Promise<TransactionView> {
-      return load(db, platformId, transactionId);
+    /** GET /transactions/{id}: any payment, card transactions included (by their CardTransaction id). */
+    async get({ platformId }: Scope, transactionId: TransactionId | CardTransactionId): Promise<object> {
+      const row = await selectTransactions(db).where('t.platform_id', '=', platformId).where('t.id', '=', transactionId).executeTakeFirst();
+      if (!row) throw transactionNotFound();
+      return (await render(db, platformId, [row]))[0]!;
     },
 
     async list({ platformId }: Scope, filters: TransactionFilters) {
@@ -258,11 +315,12 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
       if (filters.senderAccountIdentifier) query = query.where('t.sender_account_id', '=', filters.senderAccountIdentifier as AccountId);
       if (filters.receiverAccountIdentifier) query = query.where('t.receiver_account_id', '=', filters.receiverAccountIdentifier as AccountId);
       if (filters.status) query = query.where('t.status', '=', filters.status);
-      if (filters.type) query = query.where('t.type', '=', filters.type as 'INCOMING' | 'OUTGOING');
+      if (filters.type) query = query.where('t.type', '=', filters.type as 'INCOMING' | 'OUTGOING' | 'CARD');
       if (filters.reference) query = query.where('t.reference', '=', filters.reference);
       if (filters.startDate) query = query.where('t.created_at', '>=', new Date(filters.startDate));
       if (filters.endDate) query = query.where('t.created_at', '<=', new Date(filters.endDate));
-      return paginate(query, filters, transactionView);
+      const page = await paginate(query, filters, (row) => row);
+      return { ...page, data: await render(db, platformId, page.data) };
     },
   };
 }

@@ -1,0 +1,22 @@
+import { sql } from 'kysely';
+import type { Tx } from './schema.js';
+
+let counter = 0;
+
+/**
+ * Runs `work` inside a savepoint of the caller's transaction: if it throws, what it wrote is undone
+ * and the transaction goes on (the error is rethrown). For attempts that may fail half-way (a job's
+ * work, a pull that may find no funds) without losing the rest of the transaction.
+ */
+export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
+  const name = sql.raw(`attempt_${++counter}`);
+  await sql`SAVEPOINT ${name}`.execute(tx);
+  try {
+    const result = await work();
+    await sql`RELEASE SAVEPOINT ${name}`.execute(tx);
+    return result;
+  } catch (error) {
+    await sql`ROLLBACK TO SAVEPOINT ${name}`.execute(tx);
+    throw error;
+  }
+}

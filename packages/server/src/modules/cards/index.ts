@@ -1,0 +1,39 @@
+import { defineModule } from '../../core/module.js';
+import { CARD_ERRORS } from './errors.js';
+import { CARD_EVENTS } from './events.js';
+import { cardPages } from './page.js';
+import { cardRoutes } from './routes.js';
+import { sandboxCardRoutes } from './sandbox-routes.js';
+import { createCardService, PROVISIONED_JOB, type CardService } from './service.js';
+import { CARD, createCardTransactionService, PULL_CONFIRMATION_JOB, type CardTransactionService } from './card-transactions.js';
+
+declare module '../../core/module.js' {
+  interface ServiceRegistry {
+    cards: CardService;
+    cardTransactions: CardTransactionService;
+  }
+}
+
+/** Cards: issuing, reveal, freeze and close; their transactions live in the cardTransactions module. */
+export default defineModule({
+  name: 'cards',
+  needs: ['customers', 'platforms', 'signedRequests'],
+  createService: ({ db, config, clock, sealer, ledger, providers, customers, platforms, signedRequests }) =>
+    createCardService({ db, config, clock, sealer, ledger, issuer: providers.cardIssuer, customers, platforms, signedRequests }),
+  routes: cardRoutes,
+  pages: cardPages,
+  jobs: ({ cards }) => ({ [PROVISIONED_JOB]: (uow, payload) => cards.provisioned(uow, payload) }),
+  errors: CARD_ERRORS,
+  events: CARD_EVENTS,
+  fixtures: async () => (await import('./fixtures.js')).fixtures,
+});
+
+/** Card transactions: authorizations, pulls, clearings, returns and their sandbox simulators. */
+export const cardTransactionsModule = defineModule({
+  name: 'cardTransactions',
+  needs: ['cards', 'transactions'],
+  createService: ({ ledger, providers, transactions, cards }) => createCardTransactionService({ ledger, rates: providers.rates, transactions, loadCard: cards.load }),
+  sandboxRoutes: sandboxCardRoutes,
+  jobs: ({ cardTransactions }) => ({ [PULL_CONFIRMATION_JOB]: (uow, payload) => cardTransactions.confirmPull(uow, payload) }),
+  paymentKinds: ({ cardTransactions }) => ({ [CARD]: { views: (executor, platformId, ids) => cardTransactions.views(executor, platformId, ids) } }),
+});

@@ -1,0 +1,107 @@
+import { Type } from 'typebox';
+import { Id, ListQuery, listOf, RequestAmount, Timestamp } from '../../http/schema-kit.js';
+import { CARD_STATES } from './states.js';
+
+export const CardState = Type.String({ enum: [...CARD_STATES] });
+
+export const Card = Type.Object({
+  id: Type.String(),
+  cardholderId: Type.String(),
+  platformCardId: Type.String(),
+  state: CardState,
+  stateReason: Type.Union([Type.String({ enum: ['ISSUER_REJECTED', 'CLOSED_BY_PLATFORM', 'CLOSED_BY_SERVICE'] }), Type.Null()]),
+  brand: Type.String({ enum: ['VISA', 'MASTERCARD'] }),
+  form: Type.String({ enum: ['VIRTUAL'] }),
+  last4: Type.String({ pattern: '^[0-9]{4}$' }),
+  expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
+  expYear: Type.Integer(),
+  fundingSources: Type.Array(Type.String()),
+  currency: Type.String(),
+  processorRef: Type.String(),
+  issuerRef: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const FundingSources = Type.Array(Id('InternalAccount'), { minItems: 1, maxItems: 10, uniqueItems: true, description: 'Internal account ids in priority order: the first that covers an authorization funds it' });
+
+export const CardCreateRequest = Type.Object(
+  {
+    cardholderId: Id('Customer'),
+    platformCardId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "The platform's own id for the card; generated when omitted" })),
+    form: Type.String({ enum: ['VIRTUAL'] }),
+    fundingSources: FundingSources,
+    threeDSecurePassword: Type.Optional(Type.String({ minLength: 8, maxLength: 64, description: 'Accepted for compatibility; the sandbox issuer has no static-password factor and does not keep it' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CardUpdateRequest = Type.Object(
+  {
+    state: Type.Optional(Type.String({ enum: ['ACTIVE', 'FROZEN', 'CLOSED'] })),
+    fundingSources: Type.Optional(FundingSources),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const CardListQuery = Type.Object(
+  {
+    ...ListQuery.properties,
+    cardholderId: Type.Optional(Id('Customer')),
+    accountId: Type.Optional(Id('InternalAccount')),
+    platformCardId: Type.Optional(Type.String({ maxLength: 255 })),
+    state: Type.Optional(CardState),
+  },
+  { additionalProperties: false },
+);
+
+export const CardList = listOf(Card);
+export const CardParams = Type.Object({ id: Id('Card') });
+
+export const CardRevealResponse = Type.Object({
+  panEmbedUrl: Type.String({ format: 'uri', description: 'Single-use page showing number, expiry and CVV, for an iframe; never store or log it' }),
+  expiresAt: Timestamp,
+});
+
+// Sandbox simulators.
+
+const Merchant = Type.Object(
+  {
+    descriptor: Type.String({ minLength: 1, maxLength: 100 }),
+    mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$' })),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SimulateAuthorizationRequest = Type.Object(
+  {
+    amount: RequestAmount({ minimum: 1, description: "In the smallest unit of `currency`; another currency than the card's converts at the current rate" }),
+    currency: Type.Object({ code: Type.String({ minLength: 3, maxLength: 8 }) }, { additionalProperties: true }),
+    merchant: Merchant,
+  },
+  { additionalProperties: false },
+);
+
+export const SimulateBalanceInquiryRequest = Type.Object({ merchant: Merchant }, { additionalProperties: false });
+
+export const SimulateClearingRequest = Type.Object(
+  {
+    cardTransactionId: Id('CardTransaction'),
+    amount: RequestAmount({ minimum: 0, description: '0 expires the authorization: its hold is released and nothing is cleared' }),
+  },
+  { additionalProperties: false },
+);
+
+export const SimulateAmountRequest = Type.Object(
+  { cardTransactionId: Id('CardTransaction'), amount: RequestAmount({ minimum: 1 }) },
+  { additionalProperties: false },
+);
+
+export const SimulateReferenceRequest = Type.Object({ cardTransactionId: Id('CardTransaction') }, { additionalProperties: false });
+
+/** A declined authorization: nothing is held and no card transaction is created. */
+export const SimulationDeclined = Type.Object({
+  issuerTransactionToken: Type.String(),
+  declineReason: Type.String({ enum: ['INSUFFICIENT_FUNDS', 'CARD_PAUSED', 'CARD_CLOSED', 'CARD_NOT_ACTIVATED'] }),
+});

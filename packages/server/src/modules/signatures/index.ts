@@ -1,0 +1,17 @@
+import { defineModule } from '../../core/module.js';
+import { SIGNATURE_ERRORS } from './errors.js';
+import { createSignedRequestService, type SignedRequestService } from './service.js';
+
+declare module '../../core/module.js' {
+  interface ServiceRegistry {
+    signedRequests: SignedRequestService;
+  }
+}
+
+/** The 202 signed-retry flow that sensitive actions (card changes, wallet actions) go through. */
+export default defineModule({
+  name: 'signedRequests',
+  needs: [],
+  createService: ({ sandbox }) => createSignedRequestService({ sandbox }),
+  errors: SIGNATURE_ERRORS,
+});

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { newId } from '../../core/ids.js';
+import { SignatureRequired, type WalletSignature } from '../../core/signature.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
+import { canonicalJson } from '../../lib/json.js';
+import { challengeExpired, challengeUnknown, challengeUsed, requestIdMissing, signatureBodyMismatch, signatureInvalid, signatureMalformed, signatureMissing } from './errors.js';
+
+/** How long a challenge can be answered. */
+export const SIGNED_REQUEST_TTL_MS = 5 * 60_000;
+
+/** The sandbox's stand-in signature (the reference's), accepted only in sandbox mode. */
+export const SANDBOX_SIGNATURES = new Set(['sandbox-valid-signature', 'sandbox-valid-passkey-signature']);
+
+/** An action that needs the end user's signature: what it is, what it acts on, and the request as sent. */
+export interface SignedAction {
+  /** CARD_UPDATE, ... */
+  action: string;
+  subjectId: string;
+  /** The internal accounts whose credentials may sign (a card's funding sources, a wallet). */
+  accountIds: readonly string[];
+  body: unknown;
+}
+
+/**
+ * Checks a signature over a payload with the keys of the accounts' live sessions. The wallet
+ * authentication module provides the real one; until then no signature verifies outside the sandbox.
+ */
+export interface SignatureVerifier {
+  verify(uow: UnitOfWork, input: { payloadToSign: string; signature: string; accountIds: readonly string[] }): Promise<'VALID' | 'INVALID' | 'MALFORMED'>;
+}
+
+export const noWalletSessions: SignatureVerifier = {
+  verify: async () => 'INVALID',
+};
+
+function bodyHash(action: SignedAction): string {
+  return createHash('sha256').update(canonicalJson({ action: action.action, subjectId: action.subjectId, body: action.body ?? null })).digest('hex');
+}
+
+export type SignedRequestService = ReturnType<typeof createSignedRequestService>;
+
+/**
+ * The 202 signed-retry flow: the first call gets a challenge (payloadToSign, requestId, expiresAt)
+ * and changes nothing; the retry repeats the request with Service-Wallet-Signature and Request-Id,
+ * and goes ahead only when the signature verifies over that exact payload, once, before it expires.
+ */
+export function createSignedRequestService({ sandbox, verifier = noWalletSessions }: { sandbox: boolean; verifier?: SignatureVerifier }) {
+  let currentVerifier = verifier;
+  return {
+    /** The wallet module plugs the session-key check in here. */
+    useVerifier(next: SignatureVerifier): void {
+      currentVerifier = next;
+    },
+
+    /**
+     * Returns the challenge to answer (as a SignatureRequired) when the call is unsigned, nothing
+     * when the signed retry is good (the challenge is then spent), and throws a 401 otherwise.
+     */
+    async authorize(uow: UnitOfWork, action: SignedAction, signed: WalletSignature): Promise<SignatureRequired | undefined> {
+      const { signature, requestId } = signed;
+      if (!signature && !requestId) {
+        const id = newId('Request');
+        const expiresAt = new Date(uow.now.getTime() + SIGNED_REQUEST_TTL_MS);
+        const payloadToSign = canonicalJson({ action: action.action, subjectId: action.subjectId, body: action.body ?? null, requestId: id, expiresAt: expiresAt.toISOString() });
+        await uow.tx
+          .insertInto('signed_requests')
+          .values({ id, platform_id: uow.platformId, action: action.action, subject_id: action.subjectId, body_hash: bodyHash(action), payload_to_sign: payloadToSign, expires_at: expiresAt, created_at: uow.now })
+          .execute();
+        return new SignatureRequired({ payloadToSign, requestId: id, expiresAt: expiresAt.toISOString() });
+      }
+      if (!signature) throw signatureMissing();
+      if (!requestId) throw requestIdMissing();
+
+      const pending = await uow.tx
+        .selectFrom('signed_requests')
+        .selectAll()
+        .where('platform_id', '=', uow.platformId)
+        .where('id', '=', requestId)
+        .where('action', '=', action.action)
+        .where('subject_id', '=', action.subjectId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!pending) throw challengeUnknown();
+      if (pending.used_at) throw challengeUsed();
+      if (pending.expires_at.getTime() <= uow.now.getTime()) throw challengeExpired();
+      if (pending.body_hash !== bodyHash(action)) throw signatureBodyMismatch();
+
+      const verdict = sandbox && SANDBOX_SIGNATURES.has(signature) ? 'VALID' : await currentVerifier.verify(uow, { payloadToSign: pending.payload_to_sign, signature, accountIds: action.accountIds });
+      if (verdict === 'MALFORMED') throw signatureMalformed();
+      if (verdict !== 'VALID') throw signatureInvalid();
+      await uow.tx.updateTable('signed_requests').set({ used_at: uow.now }).where('id', '=', pending.id).execute();
+      return undefined;
+    },
+  };
+}
