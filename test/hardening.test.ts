@@ -78,6 +78,25 @@ describe('refusals the framework makes before a route runs, over real HTTP', () 
     expect(server.output()).toContain('/2025-10-13/customers?email=[redacted]&limit=[redacted]');
     expect(server.output()).not.toContain('jane.secret');
   });
+
+  it('at the default level (info) each request is one log line, written when it completes, with its status and any refusal code', async () => {
+    const marker = `m${Date.now()}`;
+    expect((await fetch(`${server.base}/livez?${marker}=secret-value`)).status).toBe(200);
+    const unknown = `Customer:01a20061-044a-7399-9737-${Date.now().toString(16).padStart(12, '0').slice(-12)}`;
+    const refused = await fetch(`${server.base}/2025-10-13/customers/${unknown}`, { headers: { authorization: bed.authorization } });
+    expect(refused.status).toBe(404);
+    await new Promise((r) => setTimeout(r, 200));
+    const lines = (needle: string) => server.output().split('\n').filter((line) => line.includes(needle));
+
+    const [ok, ...moreOk] = lines(marker);
+    expect(moreOk).toEqual([]);
+    expect(JSON.parse(ok!)).toMatchObject({ level: 30, msg: 'request completed', req: { method: 'GET', url: `/livez?${marker}=[redacted]` }, res: { statusCode: 200 } });
+    expect(ok).not.toContain('secret-value');
+
+    const [notFound, ...moreNotFound] = lines(unknown);
+    expect(moreNotFound).toEqual([]);
+    expect(JSON.parse(notFound!)).toMatchObject({ level: 30, msg: 'request completed', res: { statusCode: 404 }, code: 'USER_NOT_FOUND', responseTime: expect.any(Number) as unknown });
+  });
 });
 
 describe('API credentials', () => {

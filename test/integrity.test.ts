@@ -504,7 +504,8 @@ describe('the server process', () => {
   });
 
   it('starts, prints the base URL, a token id, its secret and a curl line, and keeps them in credentials.json (mode 0600)', { timeout: 240_000 }, async () => {
-    const server = await startServer({ ...databaseEnv, DATA_DIR: dataDir });
+    // At debug, a request is logged when it arrives too ("incoming request"): the shutdown step below waits for it.
+    const server = await startServer({ ...databaseEnv, DATA_DIR: dataDir, LOG_LEVEL: 'debug' });
     try {
       const out = server.child.stdout();
       expect(out).toContain(`${server.base}${API_PREFIX}`);

@@ -81,11 +81,23 @@ describe.skipIf(!haveChromium)(`the hosted KYC page in headless Chromium (${CHRO
       expect(opened?.status()).toBe(200);
       await expect(page.title()).resolves.toBe('Verify your identity');
       const fullName = page.locator('#fullName');
-      await expect(fullName.inputValue()).resolves.toBe('Jane Waiting 003');
+      // A name the sandbox would leave undecided (003) is not pre-filled: the first submit should decide.
+      await expect(fullName.inputValue()).resolves.toBe('');
+      await expect(page.locator('#sandbox-hint').textContent()).resolves.toContain('003 decides nothing');
       // The inline stylesheet is allowed by the page's CSP: the button is styled, not a bare default.
       const buttonBackground = await page.locator('#submit').evaluate((el) => getComputedStyle(el).backgroundColor);
       expect(buttonBackground).toBe('rgb(52, 84, 209)');
       await page.screenshot({ path: '/tmp/kyc-form.png', fullPage: true });
+
+      // Submitting details that decide nothing shows the form again and does not spend the link.
+      await fullName.fill('Jane Waiting 003');
+      const [undecided] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.locator('#submit').click()]);
+      expect(undecided.status()).toBe(422);
+      await expect(page.locator('#undecided').textContent()).resolves.toContain('this link still works');
+      await expect(fullName.inputValue()).resolves.toBe('Jane Waiting 003');
+      // Chromium reports the 422 itself as a failed load; that is the one expected complaint.
+      expect(consoleErrors).toEqual([expect.stringContaining('422')]);
+      consoleErrors.length = 0;
 
       await fullName.fill('Jane Browser');
       await page.locator('#birthDate').fill('1990-01-15');

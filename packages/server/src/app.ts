@@ -10,6 +10,7 @@ import { createAuthenticator } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { logError, logRequest } from './http/log-serializers.js';
+import { OneLinePerRequest } from './http/request-log.js';
 import { createChangeRunner } from './http/idempotency.js';
 import { RouteTable } from './http/route-table.js';
 import { createRoutes, type RouteConfig } from './http/routes.js';
@@ -38,6 +39,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       redact: { paths: ['req.headers.authorization', 'req.headers["service-wallet-signature"]', '*.clientSecret', '*.secret'], censor: '[redacted]' },
       serializers: { req: logRequest, err: logError },
     },
+    // One line per request at info (when it completes), not Fastify's two.
+    logController: new OneLinePerRequest(),
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => `Request:${uuidv7()}`,
@@ -84,7 +87,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       info: {
         title: 'Moneta API',
         version: API_VERSION,
-        description: 'Payments, cards and wallet authentication. Authenticate with HTTP Basic: API token client id and secret.',
+        description:
+          'Moneta, a self-hostable payments API: onboard customers (KYC/KYB), hold balances in internal accounts, pay to and pull from external bank accounts and wallets, convert currencies through quotes, and receive signed webhooks. This document lists exactly the operations this server serves; cards, wallet-signature authentication and agents are planned and appear here once they are served. Authenticate with HTTP Basic: API token client id and secret.',
       },
       servers: [{ url: `${config.publicUrl}${API_PREFIX}` }],
       components: { securitySchemes: { BasicAuth: { type: 'http', scheme: 'basic' } } },
@@ -133,7 +137,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       hideClientButton: true,
       showDeveloperTools: 'never',
       agent: { disabled: true },
-      mcp: { disabled: true },
     },
   });
 

@@ -107,7 +107,7 @@ export function quoteAmounts(input: {
   const { lockedSide, lockedAmount, rate, sendingDecimals, receivingDecimals, serviceFee, platformFee } = input;
   checkSchedule('service', serviceFee);
   checkSchedule('platform', platformFee);
-  const asked = { lockedSide, lockedAmount: lockedAmount.toString() };
+  const asked = { lockedSide, lockedAmount };
   if (lockedAmount <= 0n) throw outOfRange('The amount must be positive', asked);
   if (lockedAmount > MAX_AMOUNT) throw outOfRange(`The amount must not exceed ${MAX_AMOUNT}`, asked);
 
@@ -122,7 +122,7 @@ export function quoteAmounts(input: {
     const fees = withFees(lockedAmount, 0n, 0n);
     const principal = lockedAmount - fees.fees;
     if (principal <= 0n) {
-      throw outOfRange('The amount does not cover the fees', { ...asked, fees: fees.fees.toString() });
+      throw outOfRange('The amount does not cover the fees', { ...asked, fees: fees.fees });
     }
     const totalReceiving = convertDown(principal, rate, sendingDecimals, receivingDecimals);
     if (totalReceiving <= 0n) {
@@ -152,7 +152,7 @@ export function quoteAmounts(input: {
     if (value > MAX_AMOUNT) {
       throw outOfRange(`The ${name === 'totalReceiving' ? 'amount received' : 'amount sent'} would exceed ${MAX_AMOUNT} minor units`, {
         ...asked,
-        [name]: value.toString(),
+        [name]: value,
       });
     }
   }

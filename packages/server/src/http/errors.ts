@@ -3,6 +3,8 @@ import type { ErrorObject } from 'ajv';
 import { DomainError, internalError, invalidInput, invalidRequestFormat, payloadTooLarge, unsupportedMediaType } from '../core/errors.js';
 import { toFieldErrors } from './validation.js';
 import type { RouteTable } from './route-table.js';
+import { noteRefusal } from './request-log.js';
+import { toJson } from '../lib/json.js';
 
 /** Maps a Fastify/framework failure to the spec's error; unknown failures become INTERNAL_ERROR. */
 function toDomainError(error: FastifyError & { validation?: ErrorObject[]; validationContext?: string }, request: FastifyRequest): DomainError {
@@ -29,7 +31,8 @@ function toDomainError(error: FastifyError & { validation?: ErrorObject[]; valid
 
 export function sendError(reply: FastifyReply, error: DomainError): FastifyReply {
   if (error.headers) reply.headers(error.headers);
-  return reply.code(error.status).type('application/json').send(error.toBody());
+  // Written with toJson: `details` may carry amounts as bigint, which go out as JSON integers.
+  return reply.code(error.status).type('application/json').send(toJson(error.toBody()));
 }
 
 /** Every error leaves in one shape: {status, code, message, details?}. Nothing internal leaks. */
@@ -39,7 +42,8 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
     if (domainError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {
-      request.log.info({ code: domainError.code, status: domainError.status }, 'request refused');
+      // Bad input is not an incident: the request's one log line carries the code.
+      noteRefusal(request, domainError.code);
     }
     return sendError(reply, domainError);
   });

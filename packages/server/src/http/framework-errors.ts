@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, internalError, invalidRequestFormat, type ErrorBody } from '../core/errors.js';
+import { noteRefusal } from './request-log.js';
 
 /** The longest path parameter the router accepts (ids are 50 characters at most). */
 export const MAX_PARAM_LENGTH = 200;
@@ -15,7 +16,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   if (error.code === 'FST_ERR_BAD_URL') refusal = invalidRequestFormat('The request path is not valid percent-encoding');
   else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') refusal = new DomainError(414, 'URI_TOO_LONG', `A path parameter is longer than the ${MAX_PARAM_LENGTH} characters any id can be`);
   else refusal = internalError(request.id);
-  request.log.info({ code: refusal.code, status: refusal.status }, 'request refused');
+  noteRefusal(request, refusal.code);
   void reply.code(refusal.status).type('application/json').send(refusal.toBody());
 }
 

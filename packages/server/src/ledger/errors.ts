@@ -4,7 +4,8 @@ export const insufficientFunds = defineError(
   { status: 400, code: 'INVALID_AMOUNT', reason: 'INSUFFICIENT_FUNDS', description: 'The source account does not hold enough available funds' },
   (accountId: string, availableMinor: bigint, neededMinor: bigint) => ({
     message: 'The source account does not hold enough available funds',
-    details: { accountId, availableAmount: availableMinor.toString(), requestedAmount: neededMinor.toString() },
+    // Integers in the smallest unit, as every amount in the API (bigint is written as a JSON integer).
+    details: { accountId, availableAmount: availableMinor, requestedAmount: neededMinor },
   }),
 );
 

@@ -6,6 +6,7 @@ import type { VerificationStatus as KycStatus } from '../providers/kyc-provider.
  * KYC 001 PENDING, 002 REJECTED, 003 UNVERIFIED; KYB 001 PENDING and 003 UNVERIFIED (no automatic
  * decision), 002 REJECTED; 004 HOLD for both (our addition); anything else APPROVED.
  * Nothing to decide on (no name, no registration number) leaves the customer UNVERIFIED.
+ * UNVERIFIED is "no decision": on the hosted page it records nothing and the link stays usable.
  */
 export function sandboxVerificationDecision(value: string | undefined): KycStatus {
   if (!value) return 'UNVERIFIED';

@@ -150,10 +150,31 @@ describe('the hosted verification page', () => {
     expect(page.html).toContain('<form method="post"');
     expect(page.html).toContain(`action="${new URL(link.kycUrl).pathname}"`);
     expect(page.html).toContain('name="fullName"');
-    expect(page.html).toContain('value="Hanna Html 003"');
     // Opening the page does not use up the link or change the customer.
     expect((await hosted('GET', link.kycUrl)).status).toBe(200);
     expect((await statusOf(id)).kycStatus).toBe('UNVERIFIED');
+  });
+
+  it('starts with what the platform sent, but leaves out a name that would decide nothing, so the first submit decides', async () => {
+    const pending = await t.api<Customer>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Pia Prefilled 001', birthDate: '1990-01-15', nationality: 'US' });
+    expect(pending.status).toBe(201);
+    const prefilled = await hosted('GET', (await createLink(pending.body.id)).kycUrl);
+    expect(prefilled.html).toContain('value="Pia Prefilled 001"');
+    expect(prefilled.html).toContain('value="1990-01-15"');
+
+    // The README's walk-through: a customer created UNVERIFIED (003) is sent to the hosted page.
+    const unverified = await t.api<Customer>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Doe 003', birthDate: '1990-01-15', nationality: 'US' });
+    const page = await hosted('GET', (await createLink(unverified.body.id)).kycUrl);
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain('Jane Doe 003');
+    expect(page.html).toMatch(/<input id="fullName" name="fullName" required maxlength="200" autocomplete="name">/);
+    expect(page.html).toContain('value="1990-01-15"');
+    expect(page.html).toContain('003 decides nothing');
+
+    const business = await createBusiness('R-003');
+    const businessPage = await hosted('GET', (await createLink(business)).kycUrl);
+    expect(businessPage.html).toContain('value="Acme Widgets"');
+    expect(businessPage.html).not.toContain('R-003');
   });
 
   it('submitting "Jane Doe" approves an UNVERIFIED customer, emits CUSTOMER.KYC_APPROVED and redirects 303 to redirectUri unchanged', async () => {
@@ -196,12 +217,44 @@ describe('the hosted verification page', () => {
     expect(await eventTypesFor(id)).toEqual([eventType]);
   });
 
-  it('a submission still ending in 003 leaves the customer UNVERIFIED and announces nothing', async () => {
+  it('a submission that decides nothing (003) records nothing, shows the form again (422) and leaves the link usable', async () => {
     const id = await createIndividual('Una Unverified 003');
     const link = await createLink(id);
-    expect((await hosted('POST', link.kycUrl, { fullName: 'Still Unverified 003' })).status).toBe(303);
+    const undecided = await hosted('POST', link.kycUrl, { fullName: 'Still Unverified 003', birthDate: '1990-01-15' });
+    expect(undecided.status).toBe(422);
+    expect(undecided.headers['content-type']).toMatch(/^text\/html/);
+    expect(undecided.headers.location).toBeUndefined();
+    expect(undecided.html).toContain('id="undecided"');
+    expect(undecided.html).toContain('this link still works');
+    expect(undecided.html).toContain('value="Still Unverified 003"');
+    expect(undecided.html).toContain('value="1990-01-15"');
     expect((await statusOf(id)).kycStatus).toBe('UNVERIFIED');
     expect(await eventTypesFor(id)).toEqual([]);
+    const row = await t.database.db.selectFrom('kyc_links').select('used_at').where('customer_id', '=', id as CustomerId).executeTakeFirstOrThrow();
+    expect(row.used_at).toBeNull();
+
+    // The same link then takes the corrected details and decides.
+    expect((await hosted('GET', link.kycUrl)).status).toBe(200);
+    expect((await hosted('POST', link.kycUrl, { fullName: 'Una Approved' })).status).toBe(303);
+    expect((await statusOf(id)).kycStatus).toBe('APPROVED');
+    expect(await eventTypesFor(id)).toEqual(['CUSTOMER.KYC_APPROVED']);
+    expect((await hosted('GET', link.kycUrl)).status).toBe(410);
+  });
+
+  it('an undecided submission does not move a decided customer back to UNVERIFIED', async () => {
+    const id = await createIndividual('Pam Pending 001');
+    const link = await createLink(id);
+    expect((await hosted('POST', link.kycUrl, { fullName: 'Pam Again 003' })).status).toBe(422);
+    expect((await statusOf(id)).kycStatus).toBe('PENDING');
+    expect(await eventTypesFor(id)).toEqual(['CUSTOMER.KYC_PENDING']);
+
+    const business = await createBusiness('R-001');
+    const businessLink = await createLink(business);
+    const res = await hosted('POST', businessLink.kycUrl, { legalName: 'Acme Widgets', registrationNumber: 'R-003' });
+    expect(res.status).toBe(422);
+    expect(res.html).toContain('name="registrationNumber"');
+    expect(res.html).not.toContain('name="fullName"');
+    expect((await statusOf(business)).kybStatus).toBe('PENDING');
   });
 
   it.each([
@@ -330,12 +383,17 @@ describe('the hosted verification page', () => {
   });
 
   it('escapes HTML in customer data', async () => {
-    const id = await createIndividual('<script>alert(1)</script> 003');
+    const id = await createIndividual('<script>alert(1)</script> 001');
     const link = await createLink(id);
     const page = await hosted('GET', link.kycUrl);
     expect(page.status).toBe(200);
-    expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; 003');
+    expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; 001');
     expect(page.html).not.toContain('<script>alert');
+    // What a person submitted is shown again after an undecided submission, escaped too.
+    const again = await hosted('POST', link.kycUrl, { fullName: '"><script>alert(2)</script> 003' });
+    expect(again.status).toBe(422);
+    expect(again.html).toContain('value="&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt; 003"');
+    expect(again.html).not.toContain('<script>alert');
 
     const business = await t.api<Customer>(t.platform, 'POST', '/customers', {
       customerType: 'BUSINESS',

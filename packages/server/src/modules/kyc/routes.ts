@@ -60,7 +60,7 @@ export async function hostedKycPages(app: FastifyInstance<RawServerDefault, RawR
     reply.headers(pageHeaders).type('text/html; charset=utf-8');
     if (link.state !== 'open') return reply.code(link.state === 'unknown' ? 404 : 410).send(linkProblem(link.state));
     const approved = link.customer.kycStatus === 'APPROVED' || link.customer.kybStatus === 'APPROVED';
-    return reply.send(approved ? alreadyApproved() : verificationForm(link.customer, req.params.token, sandbox));
+    return reply.send(approved ? alreadyApproved() : verificationForm(link.customer.customerType, link.prefill, req.params.token, sandbox));
   });
 
   app.post(
@@ -69,6 +69,10 @@ export async function hostedKycPages(app: FastifyInstance<RawServerDefault, RawR
     async (req, reply) => {
       const outcome = await kyc.submit(req.params.token, req.body);
       reply.headers(pageHeaders);
+      if (outcome.state === 'undecided') {
+        // Nothing recorded and the link still works: the form again, with what was entered.
+        return reply.code(422).type('text/html; charset=utf-8').send(verificationForm(outcome.customerType, req.body, req.params.token, sandbox, true));
+      }
       if (outcome.state !== 'decided') {
         return reply.code(outcome.state === 'unknown' ? 404 : 410).type('text/html; charset=utf-8').send(linkProblem(outcome.state));
       }

@@ -5,7 +5,7 @@ import { newId, type CustomerId } from '../../core/ids.js';
 import { runUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import type { KycProvider, VerificationSubmission } from '../../providers/kyc-provider.js';
+import type { CustomerKind, KycProvider, VerificationSubmission } from '../../providers/kyc-provider.js';
 import type { KycStatus } from '../customers/schemas.js';
 import type { CustomerService, CustomerView } from '../customers/service.js';
 
@@ -19,11 +19,14 @@ export interface KycLinkView {
 export type HostedLinkState =
   | { state: 'unknown' }
   | { state: 'expired' | 'used' }
-  | { state: 'open'; customer: CustomerView; expiresAt: Date };
+  /** `prefill`: what the form starts with (see `prefillFor`). */
+  | { state: 'open'; customer: CustomerView; expiresAt: Date; prefill: VerificationSubmission };
 
 export type SubmitOutcome =
   | { state: 'unknown' | 'expired' | 'used' }
-  | { state: 'decided'; status: KycStatus; redirectUri: string | null; customer: CustomerView };
+  | { state: 'decided'; status: KycStatus; redirectUri: string | null; customer: CustomerView }
+  /** The provider could not decide on these details: nothing was recorded and the link is still usable. */
+  | { state: 'undecided'; customerType: CustomerKind };
 
 export type KycService = ReturnType<typeof createKycService>;
 
@@ -36,6 +39,22 @@ export function createKycService(deps: {
   linkTtlSeconds: number;
 }) {
   const { db, clock, customers, provider } = deps;
+
+  /**
+   * The details the form starts with: what the platform sent. The one field the provider decides on
+   * (full name, registration number) is left out when, as sent, it would decide nothing (the
+   * sandbox's `003`): the first submit should get a decision, not repeat the undecided one.
+   */
+  function prefillFor(customer: CustomerView): VerificationSubmission {
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    if (customer.customerType === 'BUSINESS') {
+      const info = (customer.businessInfo ?? {}) as Record<string, unknown>;
+      const values = { legalName: text(info.legalName), registrationNumber: text(info.registrationNumber) };
+      return provider.decide('BUSINESS', values) === 'UNVERIFIED' ? { legalName: values.legalName } : values;
+    }
+    const values = { fullName: text(customer.fullName), birthDate: text(customer.birthDate), nationality: text(customer.nationality) };
+    return provider.decide('INDIVIDUAL', values) === 'UNVERIFIED' ? { birthDate: values.birthDate, nationality: values.nationality } : values;
+  }
 
   /** The shape of the tokens createLink issues; anything else cannot be a link (nothing to look up). */
   const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -75,7 +94,8 @@ export function createKycService(deps: {
       if ((await clock.now(link.platform_id)) >= link.expires_at) return { state: 'expired' };
       try {
         const scope = { platformId: link.platform_id, now: await clock.now(link.platform_id), actor: { type: 'HOSTED_PAGE' } as const };
-        return { state: 'open', customer: await customers.get(scope, link.customer_id), expiresAt: link.expires_at };
+        const customer = await customers.get(scope, link.customer_id);
+        return { state: 'open', customer, expiresAt: link.expires_at, prefill: prefillFor(customer) };
       } catch (error) {
         // The customer was deleted since the link was issued: the link leads nowhere.
         if (error instanceof DomainError && error.status < 500) return { state: 'unknown' };
@@ -85,7 +105,8 @@ export function createKycService(deps: {
 
     /**
      * Takes the person's details, lets the provider decide, records the decision (and its event),
-     * and uses up the link, all in one transaction.
+     * and uses up the link, all in one transaction. Details the provider cannot decide on (it
+     * answers UNVERIFIED) record nothing and leave the link usable, so the person can correct them.
      */
     async submit(token: string, submission: VerificationSubmission): Promise<SubmitOutcome> {
       const found = await findLink(token);
@@ -104,6 +125,7 @@ export function createKycService(deps: {
           throw error;
         }
         const status = row.kyc_status === 'APPROVED' ? 'APPROVED' : provider.decide(row.customer_type, submission);
+        if (status === 'UNVERIFIED') return { state: 'undecided', customerType: row.customer_type };
         const customer = await customers.setVerificationStatus(uow, row, status);
         await uow.tx.updateTable('kyc_links').set({ used_at: now }).where('id', '=', link.id).execute();
         return { state: 'decided', status, redirectUri: link.redirect_uri, customer };

@@ -273,6 +273,9 @@ describe('refusals move nothing', () => {
     const tiny = await api<ApiError>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 5));
     expect(tiny.status).toBe(400);
     expect(tiny.body.code).toBe('AMOUNT_OUT_OF_RANGE');
+    // Amounts in details are JSON integers, like every amount in the API.
+    expect(tiny.body.details).toEqual({ reason: 'NOT_CONVERTIBLE', lockedSide: 'SENDING', lockedAmount: 5, fees: expect.any(Number) as unknown });
+    expect(Number.isInteger(tiny.body.details!.fees)).toBe(true);
     const zero = await api<ApiError>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 0));
     expect(zero.body.code).toBe('INVALID_AMOUNT');
   });

@@ -3,13 +3,12 @@ import { hasPrefix } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
 import { moves, type AccountRow, type Ledger } from '../../ledger/index.js';
-import { insufficientFunds } from '../../ledger/errors.js';
 import type { PayoutRail } from '../../providers/payout-rail.js';
 import { refuseUnlessReady } from '../customers/errors.js';
 import { railAccount, type ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
 import type { TransactionService, TransactionView } from '../transactions/service.js';
-import { accountCurrenciesDiffer, amountRequired, externalAccountClosed } from './errors.js';
+import { accountCurrenciesDiffer, amountRequired, externalAccountClosed, externalInsufficientFunds } from './errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 
 /** The payment kind of same-currency transfers. */
@@ -97,7 +96,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     sameCurrency(internal.currency, external.currency);
     const decision = payoutRail.transfer(railAccount(external));
     if (decision.kind === 'refuse') {
-      throw decision.reason === 'INSUFFICIENT_FUNDS' ? insufficientFunds(external.id, 0n, amount) : externalAccountClosed(external.id);
+      throw decision.reason === 'INSUFFICIENT_FUNDS' ? externalInsufficientFunds(external.id, type, amount) : externalAccountClosed(external.id);
     }
 
     const internalAccountId = internal.id as InternalAccountId;

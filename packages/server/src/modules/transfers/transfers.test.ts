@@ -158,6 +158,30 @@ describe('transfer-out', () => {
     expect((await t.api<List<Transaction>>(p, 'GET', `/transactions?customerId=${customerId}`)).body.totalCount).toBe(before);
   });
 
+  it('an account ending 002 is the bank refusing for insufficient funds: on a pull the external account is the source short of funds, on a transfer-out the rail refused; details amounts are integers', async () => {
+    const { customerId, accountId } = await fundedCustomer(10_000);
+    const external = await usBankAccount(customerId, '55550002');
+
+    const pull = await t.api<ApiError>(p, 'POST', '/transfer-in', { source: { accountId: external }, destination: { accountId }, amount: 2_500 });
+    expect(pull.status).toBe(400);
+    expect(pull.body.message).toBe(`The bank of external account ${external} refused the pull: that account does not hold enough funds. Nothing was moved.`);
+    expect(pull.body.details).toEqual({ reason: 'INSUFFICIENT_FUNDS', externalAccountId: external, direction: 'INCOMING', requestedAmount: 2_500 });
+
+    const out = await t.api<ApiError>(p, 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount: 100 });
+    expect(out.status).toBe(400);
+    expect(out.body.message).toBe(`The payment rail refused the transfer to external account ${external} for insufficient funds. Nothing was debited.`);
+    expect(out.body.details).toEqual({ reason: 'INSUFFICIENT_FUNDS', externalAccountId: external, direction: 'OUTGOING', requestedAmount: 100 });
+    // The internal account, which did have the money, is not named as short of it.
+    expect(JSON.stringify(out.body)).not.toContain(accountId);
+    expect(await balance(accountId)).toBe(10_000);
+
+    // An internal account that is short: its id, with what it has and what was asked, as JSON integers.
+    const short = await t.api(p, 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: (await usBankAccount(customerId, '55550001')) }, amount: 10_001 });
+    expect(short.status).toBe(400);
+    expect(short.text).toContain('"availableAmount":10000,"requestedAmount":10001');
+    expect(expectErrorShape(short).details).toEqual({ reason: 'INSUFFICIENT_FUNDS', accountId, availableAmount: 10_000, requestedAmount: 10_001 });
+  });
+
   it('an account ending 004 records a FAILED transaction (the counterparty rejected it; REJECTED when pulling in) and moves nothing', async () => {
     const { customerId, accountId } = await fundedCustomer(10_000);
     const external = await usBankAccount(customerId, '12340004');
