@@ -12,6 +12,7 @@ import { checkConformance } from './conformance/hook.js';
 import { checkDeclaredError } from './declared-errors.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import type { ApiError } from './wire-types.js';
+import type { EncryptionKeys } from '../packages/server/src/lib/sealed.js';
 
 /**
  * A fresh database for one test file: in-memory PGlite by default, or, when DATABASE_URL is set,
@@ -95,6 +96,10 @@ export interface TestAppOptions {
   listen?: boolean;
   /** The app's modules instead of modules/index.ts (tests of the module contract add their own). */
   modules?: readonly ModuleDefinition[];
+  /** The keys that seal secrets at rest (a throw-away key by default). */
+  encryptionKey?: Buffer | EncryptionKeys;
+  /** Another app's database, shared (not closed by this app): a second process on the same data. */
+  database?: DatabaseHandle;
 }
 
 /** A loopback port nobody listens on right now. */
@@ -111,10 +116,20 @@ function freeLoopbackPort(): Promise<number> {
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const shared = options.database;
+  const database = shared ? { ...shared, close: async () => undefined } : await openTestDatabase();
   async function build(extraEnv: Record<string, string>) {
     const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', ...env, ...extraEnv });
-    return { config, ...(await buildApp({ config, db: database.db, databaseKind: database.kind, ...(options.modules ? { modules: options.modules } : {}) })) };
+    return {
+      config,
+      ...(await buildApp({
+        config,
+        db: database.db,
+        databaseKind: database.kind,
+        ...(options.modules ? { modules: options.modules } : {}),
+        ...(options.encryptionKey ? { encryptionKey: options.encryptionKey } : {}),
+      })),
+    };
   }
   let built: Awaited<ReturnType<typeof build>>;
   let baseUrl: string | undefined;

@@ -262,6 +262,17 @@ function buildProgram(): Command {
       withSession((session) => inTransaction(session, options.platform, (ctx) => session.services.kyc.decide(ctx, options.customer, options.status))),
     );
 
+  program
+    .command('reseal')
+    .description('After a key rotation: re-seal every secret at rest (card numbers and CVVs, webhook signing keys, stored responses) with MONETA_ENCRYPTION_KEY, opening old ones with MONETA_PREVIOUS_ENCRYPTION_KEYS; afterwards the previous keys can be dropped')
+    .action(() =>
+      withSession(async ({ database, services }) => {
+        const { resealInfrastructure } = await import('./db/reseal.js');
+        const cards = await services.cards.resealCardData((done) => process.stderr.write(`moneta: re-sealed ${done} cards\n`));
+        return { cards, ...(await resealInfrastructure(database.db, services.sealer)) };
+      }),
+    );
+
   const webhooks = program.command('webhooks').description('Webhook events of a platform');
 
   webhooks

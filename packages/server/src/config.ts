@@ -16,6 +16,8 @@ export interface Config {
   apiClientSecret: string | undefined;
   /** 32-byte key (hex or base64) that encrypts secrets kept at rest. */
   encryptionKey: string | undefined;
+  /** Keys of earlier rotations (comma-separated), kept only to open what they sealed until it is re-sealed. */
+  previousEncryptionKeys: string[];
   logLevel: string;
   bodyLimitBytes: number;
   kycLinkTtlSeconds: number;
@@ -72,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiTokenId: env.API_TOKEN_ID || undefined,
     apiClientSecret: env.API_CLIENT_SECRET || undefined,
     encryptionKey: env.MONETA_ENCRYPTION_KEY || undefined,
+    previousEncryptionKeys: (env.MONETA_PREVIOUS_ENCRYPTION_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: intSetting(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     kycLinkTtlSeconds: intSetting(env, 'KYC_LINK_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
@@ -105,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   if (config.encryptionKey !== undefined) parseEncryptionKey(config.encryptionKey);
+  for (const key of config.previousEncryptionKeys) parseEncryptionKey(key, 'MONETA_PREVIOUS_ENCRYPTION_KEYS');
   return config;
 }
 
@@ -130,9 +134,9 @@ function readRatesFile(path: string): Record<string, string> {
   return rates;
 }
 
-export function parseEncryptionKey(raw: string): Buffer {
+export function parseEncryptionKey(raw: string, setting = 'MONETA_ENCRYPTION_KEY'): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new ConfigError('MONETA_ENCRYPTION_KEY must decode to exactly 32 bytes');
+  if (key.length !== 32) throw new ConfigError(`${setting} must decode to exactly 32 bytes`);
   return key;
 }
 

@@ -5,7 +5,7 @@ import { creationOrder, type ModuleDefinition, type PaymentKind, type ServiceReg
 import { createJobRunner, type JobRunner } from './jobs/jobs.js';
 import { createLedger, type Ledger } from './ledger/index.js';
 import { createClock, type Clock } from './lib/clock.js';
-import { createSealer, type Sealer } from './lib/sealed.js';
+import { createSealer, type EncryptionKeys, type Sealer } from './lib/sealed.js';
 import { createSigningKeys, type SigningKeys } from './events/signing-keys.js';
 import { createWebhookDeliverer, type WebhookDeliverer } from './events/delivery.js';
 import { createProviders, type Providers } from './providers/index.js';
@@ -18,7 +18,7 @@ export interface AppDeps {
   /** Overrides the clock (tests); defaults to real time plus each platform's sandbox offset. */
   clock?: Clock;
   /** Encrypts secrets at rest (main resolves it from config); an app built without one uses a throw-away key. */
-  encryptionKey?: Buffer;
+  encryptionKey?: Buffer | EncryptionKeys;
   /** Overrides the module list (tests of the module contract); defaults to modules/index.ts. */
   modules?: readonly ModuleDefinition[];
 }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createTestApp, errorOf, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { basic, createTestApp, errorOf, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { API_PREFIX, loadConfig } from '../../config.js';
+import { buildApp } from '../../app.js';
 import { httpApi, paymentFixtures } from '../../../../../test/payments-fixtures.js';
 import type { Card, CardDecline, CardReveal, CardTransaction, InternalAccount, List, SignedRequestChallenge } from '../../../../../test/wire-types.js';
 import { luhnValid } from '../../lib/luhn.js';
@@ -504,5 +506,28 @@ describe('reveal', () => {
     const sealed = await t.database.db.selectFrom('cards').select(['pan_sealed', 'cvv_sealed']).where('id', '=', card.id as never).executeTakeFirstOrThrow();
     expect(sealed.pan_sealed).not.toContain(pan);
     expect(sealed.cvv_sealed).not.toContain(cvv);
+  });
+});
+
+describe('production without a card issuer', () => {
+  it('answers 501 NOT_IMPLEMENTED to POST /cards, lists no cards, and serves no card simulators', async () => {
+    const config = loadConfig({ MONETA_MODE: 'production', DATABASE_URL: 'postgres://unused.invalid/moneta', MONETA_ENCRYPTION_KEY: '11'.repeat(32), LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test' });
+    const production = await buildApp({ config, db: t.database.db, databaseKind: t.database.kind });
+    try {
+      await production.app.ready();
+      const token = await production.container.tokens.insertToken(t.database.db, { platformId: p.id, name: 'prod', permissions: ['MANAGE'], now: new Date() });
+      const authorization = basic(token.clientId, token.clientSecret!);
+      const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+        const res = await production.app.inject({ method, url: `${API_PREFIX}${path}`, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+        return { status: res.statusCode, body: res.json<{ code?: string; details?: { missing?: string } }>() };
+      };
+      const { customerId, accountId } = await f.customerWithAccount('USD', 0, 'Prod Cardholder');
+      const refused = await call('POST', '/cards', { cardholderId: customerId, form: 'VIRTUAL', fundingSources: [accountId] });
+      expect(refused).toMatchObject({ status: 501, body: { code: 'NOT_IMPLEMENTED', details: { missing: 'CARD_ISSUER' } } });
+      expect((await call('GET', `/cards?cardholderId=${customerId}`)).status).toBe(200);
+      expect((await call('POST', `/sandbox/cards/Card:00000000-0000-7000-8000-000000000000/simulate/authorization`, coffee(1))).status).toBe(404);
+    } finally {
+      await production.app.close();
+    }
   });
 });

@@ -273,9 +273,8 @@ export function createCardService({ db, config, clock, sealer, ledger, issuer, c
     },
 
     /**
-     * Re-seals every card's number and CVV with the current encryption key, after the operator made
-     * a new key current and listed the old one in MONETA_PREVIOUS_ENCRYPTION_KEYS. Returns how many
-     * cards it re-sealed; `onProgress` hears after each batch.
+     * Re-seals every card's number and CVV that an earlier key sealed with the current one (after a
+     * key rotation; see `npm run cli -- reseal`). Returns how many cards it re-sealed.
      */
     async resealCardData(onProgress?: (done: number) => void): Promise<number> {
       let done = 0;
@@ -283,19 +282,14 @@ export function createCardService({ db, config, clock, sealer, ledger, issuer, c
       for (;;) {
         const batch = await db.selectFrom('cards').select(['id', 'pan_sealed', 'cvv_sealed']).where('id', '>', after as CardId).orderBy('id').limit(200).execute();
         if (batch.length === 0) return done;
+        const stale = batch.filter((card) => !sealer.isCurrent(card.pan_sealed) || !sealer.isCurrent(card.cvv_sealed));
         await db.transaction().execute(async (tx) => {
-          for (const card of batch) {
-            await tx
-              .updateTable('cards')
-              .set({
-                pan_sealed: sealer.seal(sealer.open(card.pan_sealed, sealContext(card.id, 'pan')), sealContext(card.id, 'pan')),
-                cvv_sealed: sealer.seal(sealer.open(card.cvv_sealed, sealContext(card.id, 'cvv')), sealContext(card.id, 'cvv')),
-              })
-              .where('id', '=', card.id)
-              .execute();
+          for (const card of stale) {
+            const reseal = (value: string, field: 'pan' | 'cvv') => sealer.seal(sealer.open(value, sealContext(card.id, field)), sealContext(card.id, field));
+            await tx.updateTable('cards').set({ pan_sealed: reseal(card.pan_sealed, 'pan'), cvv_sealed: reseal(card.cvv_sealed, 'cvv') }).where('id', '=', card.id).execute();
           }
         });
-        done += batch.length;
+        done += stale.length;
         after = batch[batch.length - 1]!.id;
         onProgress?.(done);
       }
