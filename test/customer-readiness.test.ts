@@ -17,7 +17,15 @@ const moneyRoutes = authenticatedRoutes(t).filter((r) => r.errors.some((e) => e.
 
 describe('USER_NOT_READY', () => {
   it('the sweep finds every route that moves a customer’s money', () => {
-    expect(moneyRoutes.map(routeKey).sort()).toEqual(['POST /quotes', 'POST /quotes/:quoteId/execute', 'POST /sandbox/send', 'POST /transfer-in', 'POST /transfer-out']);
+    expect(moneyRoutes.map(routeKey).sort()).toEqual([
+      'POST /agents/:agentId/actions/:actionId/approve',
+      'POST /quotes',
+      'POST /quotes/:quoteId/execute',
+      'POST /sandbox/send',
+      'POST /transactions/:transactionId/approve',
+      'POST /transfer-in',
+      'POST /transfer-out',
+    ]);
   });
 
   it.each(moneyRoutes.map((r) => [routeKey(r), r] as const))('%s refuses a customer whose KYC is not approved and moves nothing; approved again, it works', async (_key, route) => {

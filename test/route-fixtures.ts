@@ -17,9 +17,14 @@ export function routeKey(route: Pick<RouteEntry, 'method' | 'url'>): string {
   return `${route.method} ${route.url.startsWith(`${API_PREFIX}/`) ? route.url.slice(API_PREFIX.length) : route.url}`;
 }
 
-/** Routes behind API credentials: under the version prefix, with a permission. */
+/** Routes behind API credentials: under the version prefix, with a permission (agent routes take a bearer token instead). */
 export function authenticatedRoutes(t: TestApp): RouteEntry[] {
-  return t.routes.entries.filter((r) => r.url.startsWith(`${API_PREFIX}/`) && r.permission !== undefined);
+  return t.routes.entries.filter((r) => r.url.startsWith(`${API_PREFIX}/`) && r.permission !== undefined && !r.agent);
+}
+
+/** Routes an agent calls with its bearer token (`/agents/me/*`). */
+export function agentRoutes(t: TestApp): RouteEntry[] {
+  return t.routes.entries.filter((r) => r.url.startsWith(`${API_PREFIX}/`) && r.agent);
 }
 
 export function pathParams(url: string): string[] {
@@ -47,7 +52,8 @@ export function paramIdTypes(t: TestApp, route: RouteEntry): Record<string, stri
   const types: Record<string, string> = {};
   for (const name of pathParams(route.url)) {
     const pattern = parameters.find((p) => p.in === 'path' && p.name === name)?.schema?.pattern;
-    const idType = pattern ? /^\^([A-Za-z]+):/.exec(pattern)?.[1] : undefined;
+    // A parameter that is not an id (a device code) is keyed by its name: fixtures set ids.set('code', …).
+    const idType = pattern ? (/^\^([A-Za-z]+):/.exec(pattern)?.[1] ?? name) : undefined;
     if (!idType) throw new Error(`${routeKey(route)}: path parameter :${name} documents no id pattern (^Type:<uuid>$)`);
     types[name] = idType;
   }
@@ -83,13 +89,18 @@ export function fillPath(t: TestApp, route: RouteEntry, ids: Ids, fixtureHint = 
   const types = paramIdTypes(t, route);
   return route.url.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string, offset: number) => {
     const collection = route.url.slice(API_PREFIX.length, offset).replace(/\/$/, '');
-    return encodeURIComponent(idFor(ids, types[name]!, collection, routeKey(route), fixtureHint));
+    // A fixture may name the id one route takes (`Transaction at POST /transactions/:transactionId/approve`).
+    const forRoute = ids.get(idKey(types[name]!, routeKey(route)));
+    return encodeURIComponent(forRoute ?? idFor(ids, types[name]!, collection, routeKey(route), fixtureHint));
   });
 }
 
+/** Well-formed values of the path parameters that are not ids (keyed by parameter name), naming nothing. */
+const UNKNOWN_VALUES: Record<string, string> = { code: 'ZZZZ-ZZZZ-ZZZZ' };
+
 /** A well-formed id of the given type that names nothing. */
 export function unknownId(idType: string): string {
-  return `${idType}:01a20061-044a-7399-9737-e82f3a74e590`;
+  return UNKNOWN_VALUES[idType] ?? `${idType}:01a20061-044a-7399-9737-e82f3a74e590`;
 }
 
 type BodyFixture = NonNullable<ModuleFixtures['bodies']>[string];
@@ -136,7 +147,12 @@ export async function createOneOfEach(t: TestApp, platform: TestPlatform, label:
   const runDueJobs = async () => {
     await t.container.jobs.runDue();
   };
-  for (const fixtures of t.fixtures) await fixtures.create?.({ call, ids, label, runDueJobs });
+  async function callAs(authorization: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<FixtureResponse> {
+    const res: ApiResponse = await t.api(platform, method, path, body, { authorization });
+    if (res.status >= 300) throw new Error(`fixtures for ${label}: ${method} ${path} answered ${res.status} ${res.text}`);
+    return res;
+  }
+  for (const fixtures of t.fixtures) await fixtures.create?.({ call, ids, label, runDueJobs, callAs });
   return ids;
 }
 

@@ -51,7 +51,8 @@ function bodyFor(route: RouteEntry, ids: Ids): unknown {
 
 /** The same shape of ids, each replaced by a well-formed id of its type that names nothing. */
 function unknownIds(ids: Ids): Ids {
-  return new Map([...ids].map(([key, id]) => [key, unknownId(id.slice(0, id.indexOf(':')))]));
+  // An id names its type before the colon; a value that is not an id (a device code) is keyed by its parameter name.
+  return new Map([...ids].map(([key, id]) => [key, unknownId(id.includes(':') ? id.slice(0, id.indexOf(':')) : key)]));
 }
 
 async function call<T = unknown>(who: TestPlatform | null, route: RouteEntry, path: string, body: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {

@@ -43,6 +43,12 @@ export interface EnumExtension {
 
 export const ENUM_EXTENSIONS: readonly EnumExtension[] = [
   {
+    at: '#/components/schemas/IncomingTransaction/allOf/1/properties/type',
+    values: ['OUTGOING'],
+    reason:
+      "POST /transactions/{id}/approve and /reject answer the transaction they decided; the reference's only pending-approval transactions are incoming (in-flow approval of a received payment), while ours are also an agent's outgoing quote execution waiting for the platform (the reference's own agent docs send platforms here for those)",
+  },
+  {
     at: '#/components/schemas/Error400/properties/code',
     values: ['CARDHOLDER_KYC_NOT_APPROVED', 'FUNDING_SOURCE_INELIGIBLE'],
     reason: "the card errors the reference's later revision adds to Error400 (not-shown.md, 400: HEAD adds); POST /cards documents them in its own prose",

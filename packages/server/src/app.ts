@@ -73,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
         hasBody: Boolean(route.schema?.body),
         errors: config.errors ?? [],
         change: config.change,
+        agent: config.agent === true,
       });
     }
   });
@@ -109,7 +110,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
   await app.register(
     async (api: ApiApp) => {
       api.decorate(AUTHENTICATED_SCOPE, true);
-      api.addHook('onRequest', createAuthenticator(container.tokens));
+      // Agents' bearer tokens are checked by the agents module, when the app has it.
+      api.addHook('onRequest', createAuthenticator(container.tokens, (container as Partial<Pick<Container, 'agents'>>).agents));
       // The API speaks JSON only; any other body type is refused with 415.
       api.removeContentTypeParser(['text/plain']);
       const declare = createRoutes(api, { clock: container.clock, changes });

@@ -21,7 +21,9 @@ export type IdPrefix =
   | 'Hold'
   | 'Job'
   | 'WebhookAttempt'
-  | 'WebhookKey';
+  | 'WebhookKey'
+  | 'Agent'
+  | 'AgentAction';
 
 declare const brand: unique symbol;
 /** A branded id: a `CustomerId` cannot be passed where an `InternalAccountId` is expected. */
@@ -44,6 +46,8 @@ export type HoldId = Id<'Hold'>;
 export type JobId = Id<'Job'>;
 export type WebhookAttemptId = Id<'WebhookAttempt'>;
 export type WebhookKeyId = Id<'WebhookKey'>;
+export type AgentId = Id<'Agent'>;
+export type AgentActionId = Id<'AgentAction'>;
 
 /** Either side of a payment: an account the service holds, or one registered outside it. */
 export type AccountId = InternalAccountId | ExternalAccountId;

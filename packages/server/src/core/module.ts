@@ -59,6 +59,8 @@ export interface FixtureContext {
   label: string;
   /** Runs the jobs due now (a card's activation), as the worker would. */
   runDueJobs: () => Promise<void>;
+  /** Like `call`, with other credentials (`Authorization` header value), e.g. an agent's bearer token. */
+  callAs: (authorization: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<FixtureResponse>;
 }
 
 /** A module's test fixtures, read by the cross-cutting sweeps (tenancy, bad input, idempotency). */

@@ -1,12 +1,13 @@
 import type { Db, Tx } from '../db/schema.js';
 import { writeEvents } from '../events/outbox.js';
 import type { EventCatalogue, EventType, PendingEvent } from './events.js';
-import type { ApiTokenId, JobId, PlatformId } from './ids.js';
+import type { AgentId, ApiTokenId, CustomerId, JobId, PlatformId } from './ids.js';
 
 /** Who is acting. Recorded with the work so services can tell an API call from a job or a page. */
 export type Actor =
   | { type: 'API_TOKEN'; tokenId: ApiTokenId; permissions: readonly string[] }
   | { type: 'JOB'; jobId: JobId; kind: string }
+  | { type: 'AGENT'; agentId: AgentId; customerId: CustomerId }
   | { type: 'HOSTED_PAGE' }
   | { type: 'OPERATOR' };
 

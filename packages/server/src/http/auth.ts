@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../core/errors.js';
 import type { Permission } from '../modules/tokens/permissions.js';
-import type { AuthContext } from '../modules/tokens/service.js';
+import type { AuthContext, TokenAuth } from '../modules/tokens/service.js';
 import { allows } from '../modules/tokens/permissions.js';
 import type { RouteConfig } from './routes.js';
 
@@ -9,7 +9,18 @@ export type { AuthContext };
 
 /** Checks API credentials; the tokens module provides it. */
 export interface CredentialVerifier {
-  verify(user: string, secret: string): Promise<AuthContext | undefined>;
+  verify(user: string, secret: string): Promise<TokenAuth | undefined>;
+}
+
+/** Checks an agent's bearer token; the agents module provides it. */
+export interface AgentTokenVerifier {
+  verifyAgentToken(token: string): Promise<AuthContext | undefined>;
+}
+
+/** `Authorization: Bearer <token>`, or undefined. */
+export function parseBearer(header: string | undefined): string | undefined {
+  const match = header ? /^Bearer\s+([A-Za-z0-9._~+/-]{16,512}=*)\s*$/i.exec(header) : null;
+  return match?.[1];
 }
 
 declare module 'fastify' {
@@ -38,10 +49,21 @@ export function requiredPermission(request: FastifyRequest): Permission {
   return request.routeOptions.config.permission ?? (request.method === 'GET' || request.method === 'HEAD' ? 'VIEW' : 'TRANSACT');
 }
 
-/** Resolves the calling platform from Basic credentials and checks the route's permission. */
-export function createAuthenticator(tokens: CredentialVerifier) {
+/**
+ * Resolves the caller: the platform from Basic credentials (and checks the route's permission), or,
+ * on agent routes, the agent from its bearer token. Neither kind of credential works on the other's routes.
+ */
+export function createAuthenticator(tokens: CredentialVerifier, agents?: AgentTokenVerifier) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     if (request.routeOptions.config.public) return;
+    if (request.routeOptions.config.agent) {
+      const token = parseBearer(request.headers.authorization);
+      if (!token) throw unauthorized("Agent routes take the agent's access token: Authorization: Bearer <accessToken>");
+      const agent = await agents?.verifyAgentToken(token);
+      if (!agent) throw unauthorized('The access token is not valid, or its agent was deleted');
+      request.auth = agent;
+      return;
+    }
     const credentials = parseBasic(request.headers.authorization);
     if (!credentials) throw unauthorized('Send API credentials as HTTP Basic: <api token id>:<api client secret>');
     const token = await tokens.verify(credentials.user, credentials.secret);

@@ -26,7 +26,10 @@ export type OutsideEffect = (scope: Scope) => Promise<unknown>;
 export async function requestScope(request: FastifyRequest, clock: Clock): Promise<Scope> {
   const auth = request.auth;
   if (!auth) throw unauthorized('API credentials are required');
-  return { platformId: auth.platformId, actor: { type: 'API_TOKEN', tokenId: auth.tokenId, permissions: auth.permissions }, now: await clock.now(auth.platformId) };
+  const actor = auth.agent
+    ? ({ type: 'AGENT', agentId: auth.agent.id, customerId: auth.agent.customerId } as const)
+    : ({ type: 'API_TOKEN', tokenId: auth.tokenId, permissions: auth.permissions } as const);
+  return { platformId: auth.platformId, actor, now: await clock.now(auth.platformId) };
 }
 
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {

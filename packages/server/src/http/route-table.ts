@@ -11,6 +11,8 @@ export interface RouteEntry {
   errors: readonly ErrorSpec[];
   /** Set on state-changing API routes: they run under the idempotency layer. */
   change: { status: number; transactional: boolean } | undefined;
+  /** Called by an agent with its bearer token, not with API credentials. */
+  agent: boolean;
 }
 
 /**

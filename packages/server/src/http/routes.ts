@@ -24,6 +24,11 @@ export interface RouteSpec<S extends FastifySchema> {
   status?: number;
   /** The change may need the end user's wallet signature: answers 202 with a payload to sign, then takes the signed retry. */
   signed?: boolean;
+  /**
+   * Called by an agent with its own bearer token (`/agents/me/*`), not with API credentials: the
+   * scope's actor is the agent, bound to its customer. Platform credentials are refused here.
+   */
+  agent?: boolean;
 }
 
 export type ReadHandler<S extends FastifySchema> = (scope: Scope, request: ApiRequest<S>) => unknown;
@@ -42,6 +47,11 @@ export interface Routes {
   delete<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
   /** A POST whose work calls out over the network (so it holds no transaction open); still idempotent. */
   postOutsideTransaction<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: OutsideHandler<S>): void;
+  /**
+   * A POST that takes no credentials because what it carries is the proof (a device code): it
+   * opens its own transaction for the platform it finds, and has no Idempotency-Key (it works once).
+   */
+  postPublic<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: (request: ApiRequest<S>) => Promise<unknown>): void;
 }
 
 /** What a route's config carries, read back by the route table, the authenticator and the tests. */
@@ -51,6 +61,8 @@ export interface RouteConfig {
   errors?: readonly ErrorSpec[];
   /** Set on state-changing routes: they run under the idempotency layer. */
   change?: { status: number; transactional: boolean };
+  /** Agent routes: bearer token of an agent instead of API credentials. */
+  agent?: boolean;
 }
 
 function allErrors(method: string, spec: RouteSpec<FastifySchema>): ErrorSpec[] {
@@ -69,7 +81,7 @@ function fullSchema(spec: RouteSpec<FastifySchema>, errors: readonly ErrorSpec[]
 export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; changes: ChangeRunner }): Routes {
   function read<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ReadHandler<S>): void {
     const errors = allErrors('GET', spec);
-    const config: RouteConfig = { ...(spec.permission ? { permission: spec.permission } : {}), errors };
+    const config: RouteConfig = { ...(spec.permission ? { permission: spec.permission } : {}), ...(spec.agent ? { agent: true } : {}), errors };
     app.route({
       method: 'GET',
       url,
@@ -82,7 +94,7 @@ export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; ch
   function change<S extends FastifySchema>(method: 'POST' | 'PATCH' | 'DELETE', url: string, spec: RouteSpec<S>, handler: ChangeHandler<S> | OutsideHandler<S>, transactional: boolean): void {
     const errors = allErrors(method, spec);
     const status = spec.status ?? (method === 'DELETE' ? 204 : 200);
-    const config: RouteConfig = { ...(spec.permission ? { permission: spec.permission } : {}), errors, change: { status, transactional } };
+    const config: RouteConfig = { ...(spec.permission ? { permission: spec.permission } : {}), ...(spec.agent ? { agent: true } : {}), errors, change: { status, transactional } };
     app.route({
       method,
       url,
@@ -107,5 +119,18 @@ export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; ch
     patch: (url, spec, handler) => change('PATCH', url, spec, handler, true),
     delete: (url, spec, handler) => change('DELETE', url, spec, handler, true),
     postOutsideTransaction: (url, spec, handler) => change('POST', url, spec, handler, false),
+    postPublic: (url, spec, handler) => {
+      const errors = [...allErrors('GET', spec).filter((e) => e.status !== 401 && e.status !== 403), ...BODY_ERRORS.filter(() => Boolean(spec.schema.body))];
+      app.route({
+        method: 'POST',
+        url,
+        schema: { ...fullSchema(spec, errors), security: [] },
+        config: { public: true, errors },
+        handler: async (request: FastifyRequest, reply: FastifyReply) => {
+          const result = await handler(request as ApiRequest<typeof spec.schema>);
+          return reply.code(spec.status ?? 200).send(result);
+        },
+      });
+    },
   };
 }

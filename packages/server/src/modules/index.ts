@@ -14,6 +14,7 @@ import receiver from './receiver/index.js';
 import webhookEvents from './webhooks/index.js';
 import signedRequests from './signatures/index.js';
 import cards, { cardTransactionsModule } from './cards/index.js';
+import agents, { agentActionsModule } from './agents/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -37,4 +38,6 @@ export const modules: readonly ModuleDefinition[] = [
   signedRequests,
   cards,
   cardTransactionsModule,
+  agents,
+  agentActionsModule,
 ];

@@ -5,6 +5,7 @@ import * as m0003 from './0003_webhooks.js';
 import * as m0004 from './0004_quotes.js';
 import * as m0005 from './0005_payment_kinds.js';
 import * as m0006 from './0006_cards.js';
+import * as m0007 from './0007_agents.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export const migrations: Record<string, Migration> = {
   '0004_quotes': m0004,
   '0005_payment_kinds': m0005,
   '0006_cards': m0006,
+  '0007_agents': m0007,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,6 @@
-import { hasPrefix, newId, type AccountId, type CustomerId, type InternalAccountId, type QuoteId } from '../../core/ids.js';
+import { hasPrefix, newId, type AccountId, type CustomerId, type InternalAccountId, type PlatformId, type QuoteId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
-import type { Db } from '../../db/schema.js';
+import type { Db, Executor } from '../../db/schema.js';
 import type { LockedSide } from '../../fx/conversion.js';
 import type { Pricing } from '../../fx/pricing.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
@@ -204,6 +204,11 @@ export function createQuoteService(deps: QuoteServiceDeps) {
 
     async get({ platformId, now }: Scope, quoteId: QuoteId): Promise<QuoteView> {
       return quoteView(await quoteRepo.find(db, platformId, quoteId), now);
+    },
+
+    /** A quote read through the caller's executor (inside a unit of work, its transaction). */
+    async load(executor: Executor, platformId: PlatformId, quoteId: QuoteId, now: Date): Promise<QuoteView> {
+      return quoteView(await quoteRepo.find(executor, platformId, quoteId), now);
     },
 
     /** Executes a PENDING quote funded from an account: the sender is debited and the payout starts. */

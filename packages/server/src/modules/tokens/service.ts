@@ -1,16 +1,25 @@
 import type { Db, Executor } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
-import { newId, uuidOf, type ApiTokenId, type PlatformId } from '../../core/ids.js';
+import { newId, uuidOf, type AgentId, type ApiTokenId, type CustomerId, type PlatformId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { hashSecret, newClientSecret, secretMatches } from '../../lib/secrets.js';
 import type { Permission } from './permissions.js';
 import { tokenNotFound } from './errors.js';
 
 /** Who a valid API credential is: its platform, its token and what it may do. */
-export interface AuthContext {
+/** Who called: a platform's API token, or an agent with its bearer token (bound to one customer). */
+export type AuthContext = TokenAuth | AgentAuth;
+
+export interface TokenAuth {
   platformId: PlatformId;
   tokenId: ApiTokenId;
   permissions: readonly string[];
+  agent?: undefined;
+}
+
+export interface AgentAuth {
+  platformId: PlatformId;
+  agent: { id: AgentId; customerId: CustomerId };
 }
 
 export interface ApiTokenView {
@@ -54,7 +63,7 @@ function view(row: TokenRow, clientSecret?: string): ApiTokenView {
 
 interface CachedCredential {
   /** Undefined for an id no live token has (remembered too, so unknown ids cost what known ones do). */
-  auth: AuthContext | undefined;
+  auth: TokenAuth | undefined;
   secretHash: string;
   cachedAt: number;
 }
@@ -149,7 +158,7 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
      * then a hash comparison), so timing does not tell an attacker which ids exist; an id no token
      * could have (control characters, too long) is unknown without a query.
      */
-    async verify(user: string, secret: string): Promise<AuthContext | undefined> {
+    async verify(user: string, secret: string): Promise<TokenAuth | undefined> {
       const cached = cache.get(user);
       let credential: CachedCredential | undefined = cached && Date.now() - cached.cachedAt < cacheTtlMs ? cached : undefined;
       if (!credential) {
