@@ -296,3 +296,16 @@ describe('concurrency', () => {
     expect(actions.body.data.filter((x) => x.status === 'APPROVED').length).toBe(5);
   });
 });
+
+describe('the rest of the refusals', () => {
+  it('refuses past the monthly limit, an unknown action, and agent management without MANAGE', async () => {
+    const a = await agentFor(policyOf({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, monthlyLimit: 1_500 } }));
+    expect((await a.as<ActionView>('POST', '/agents/me/transfer-out', out(a.accountId, a.bank, 1_000))).body.status).toBe('APPROVED');
+    expect(errorOf(await a.as('POST', '/agents/me/transfer-out', out(a.accountId, a.bank, 501)))).toBe('VELOCITY_LIMIT_EXCEEDED MONTHLY_LIMIT');
+    expect(errorOf(await a.as('GET', '/agents/me/actions/AgentAction:01a20061-044a-7399-9737-e82f3a74e590'))).toBe('REFERENCE_NOT_FOUND AGENT_ACTION_NOT_FOUND');
+    expect(errorOf(await api(p, 'POST', `/agents/${a.agentId}/actions/AgentAction:01a20061-044a-7399-9737-e82f3a74e590/approve`))).toBe('REFERENCE_NOT_FOUND AGENT_ACTION_NOT_FOUND');
+    const transact = await t.newToken(p, ['TRANSACT']);
+    expect(errorOf(await api(transact, 'POST', '/agents', { name: 'x', customerId: a.customerId, policy: policyOf() }))).toBe('FORBIDDEN');
+    expect(errorOf(await api(transact, 'PATCH', `/agents/${a.agentId}/policy`, { defaultExecutionMode: 'AUTO' }))).toBe('FORBIDDEN');
+  });
+});

@@ -35,6 +35,7 @@ export function agentRoutes(r: Routes, { agents, agentActions }: { agents: Agent
     {
       schema: { tags, summary: 'Create an agent for one customer, with its policy; returns a device code to install it', body: AgentCreateRequest, response: { 201: AgentCreateResponse } },
       status: 201,
+      permission: 'MANAGE',
       errors: [customerNotFound],
     },
     (uow, req) => agents.create(uow, req.body),
@@ -50,22 +51,22 @@ export function agentRoutes(r: Routes, { agents, agentActions }: { agents: Agent
   );
   r.patch(
     '/agents/:agentId',
-    { schema: { tags, summary: 'Rename, pause or resume an agent', params: AgentParams, body: AgentUpdateRequest, response: { 200: Agent } }, errors: [agentNotFound] },
+    { schema: { tags, summary: 'Rename, pause or resume an agent', params: AgentParams, body: AgentUpdateRequest, response: { 200: Agent } }, permission: 'MANAGE', errors: [agentNotFound] },
     (uow, req) => agents.update(uow, req.params.agentId, req.body),
   );
   r.delete(
     '/agents/:agentId',
-    { schema: { tags, summary: 'Delete an agent (its access token stops working at once)', params: AgentParams, response: { 204: Type.Null() } }, errors: [agentNotFound] },
+    { schema: { tags, summary: 'Delete an agent (its access token stops working at once)', params: AgentParams, response: { 204: Type.Null() } }, permission: 'MANAGE', errors: [agentNotFound] },
     (uow, req) => agents.remove(uow, req.params.agentId),
   );
   r.patch(
     '/agents/:agentId/policy',
-    { schema: { tags, summary: 'Change an agent’s policy (fields sent replace, spendingLimits merges)', params: AgentParams, body: AgentPolicyUpdateRequest, response: { 200: Agent } }, errors: [agentNotFound] },
+    { schema: { tags, summary: 'Change an agent’s policy (fields sent replace, spendingLimits merges)', params: AgentParams, body: AgentPolicyUpdateRequest, response: { 200: Agent } }, permission: 'MANAGE', errors: [agentNotFound] },
     (uow, req) => agents.updatePolicy(uow, req.params.agentId, req.body),
   );
   r.post(
     '/agents/:agentId/device-codes',
-    { schema: { tags, summary: 'Issue a new device code (earlier unredeemed ones stop working)', params: AgentParams, response: { 201: AgentDeviceCode } }, status: 201, errors: [agentNotFound] },
+    { schema: { tags, summary: 'Issue a new device code (earlier unredeemed ones stop working)', params: AgentParams, response: { 201: AgentDeviceCode } }, status: 201, permission: 'MANAGE', errors: [agentNotFound] },
     (uow, req) => agents.newDeviceCode(uow, req.params.agentId),
   );
   r.get(
