@@ -531,3 +531,29 @@ describe('production without a card issuer', () => {
     }
   });
 });
+
+describe('concurrency', () => {
+  it('100 concurrent authorizations on one funding source never hold more than its balance', async () => {
+    const { customerId, accountId } = await cardholder(5_000);
+    const card = await issue([accountId], customerId);
+    const results = await Promise.all(Array.from({ length: 100 }, () => simulate<CardTransaction & CardDecline>(card.id, 'authorization', coffee(100))));
+    expect(results.every((r) => r.status === 202)).toBe(true);
+    const approved = results.filter((r) => r.body.status === 'AUTHORIZED');
+    const declined = results.filter((r) => r.body.declineReason === 'INSUFFICIENT_FUNDS');
+    expect(approved.length).toBe(50);
+    expect(declined.length).toBe(50);
+    expect(await books(accountId)).toEqual({ total: 5_000n, held: 5_000n });
+    // Clearings and new authorizations at once: the books still agree with the card transactions.
+    const mixed = await Promise.all([
+      ...approved.slice(0, 20).map((a) => simulate(card.id, 'clearing', { cardTransactionId: a.body.id, amount: 100 })),
+      ...Array.from({ length: 20 }, () => simulate<CardTransaction & CardDecline>(card.id, 'authorization', coffee(100))),
+    ]);
+    expect(mixed.every((r) => r.status === 202)).toBe(true);
+    const listed = (await api<List<CardTransaction>>(p, 'GET', `/transactions?type=CARD&customerId=${customerId}&limit=100`)).body.data;
+    const open = listed.filter((x) => x.status === 'AUTHORIZED').reduce((sum, x) => sum + x.authorizedAmount.amount, 0);
+    const settled = listed.reduce((sum, x) => sum + x.settledAmount.amount, 0);
+    expect(settled).toBe(2_000);
+    expect(await books(accountId)).toEqual({ total: BigInt(5_000 - settled), held: BigInt(open) });
+    expect(open).toBeLessThanOrEqual(5_000 - settled);
+  });
+});
