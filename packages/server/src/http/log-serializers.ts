@@ -1,5 +1,5 @@
 /** Hosted links carry their secret in the path. */
-const HOSTED_TOKEN_IN_URL = /(\/hosted\/kyc\/)[^/?#]+/;
+const HOSTED_TOKEN_IN_URL = /(\/hosted\/(?:kyc|cards\/reveal)\/)[^/?#]+/;
 
 /**
  * The request as logged: method and path, with the hosted link's secret and every query value
