@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../packages/server/src/config.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import { createTestApp, errorOf, expectErrorShape, type ApiResponse, type TestApp } from './harness.js';
-import { authenticatedRoutes, bodyFields, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody, type Ids } from './route-fixtures.js';
+import { agentRoutes, authenticatedRoutes, bodyFields, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody, type Ids } from './route-fixtures.js';
 import type { ApiError } from './wire-types.js';
 
 /**
@@ -20,7 +20,8 @@ const REQUEST_ID = /^Request:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0
 const t = await createTestApp();
 afterAll(async () => t.close());
 
-const bodyRoutes = authenticatedRoutes(t).filter((r) => r.hasBody);
+// Agent routes too, called with the fixture agent's bearer token.
+const bodyRoutes = [...authenticatedRoutes(t), ...agentRoutes(t)].filter((r) => r.hasBody);
 let ids: Ids;
 beforeAll(async () => {
   ids = await createOneOfEach(t, t.platform, 'own');
@@ -191,16 +192,18 @@ function nearValidBodies(valid: Record<string, unknown>, fields: string[]): fc.A
 
 describe('every route that takes a body refuses bad input cleanly', () => {
   it('the sweep covers the routes that take a body', () => {
-    expect(bodyRoutes.map(routeKey)).toEqual(expect.arrayContaining(['POST /customers', 'PATCH /customers/:customerId', 'POST /tokens', 'PATCH /config']));
+    expect(bodyRoutes.map(routeKey)).toEqual(expect.arrayContaining(['POST /customers', 'PATCH /customers/:customerId', 'POST /tokens', 'PATCH /config', 'POST /agents/me/transfer-out']));
   });
 
   describe.each(bodyRoutes.map((r) => [routeKey(r), r] as const))('%s', (_key, route: RouteEntry) => {
     const path = () => fillPath(t, route, ids);
+    /** The caller's credentials: the platform's by default, the fixture agent's token on agent routes. */
+    const as = () => (route.agent ? { headers: { authorization: ids.get('AgentToken')! } } : {});
 
     it('answers arbitrary JSON with a 4xx in the error shape and writes nothing', async () => {
       await fc.assert(
         fc.asyncProperty(arbitraryBodies(bodyFields(t, route)), async (body) => {
-          await expectHandledCleanly({ method: route.method, url: path(), payload: JSON.stringify(body), contentType: 'application/json' });
+          await expectHandledCleanly({ method: route.method, url: path(), ...as(), payload: JSON.stringify(body), contentType: 'application/json' });
         }),
         { numRuns: RUNS },
       );
@@ -210,7 +213,7 @@ describe('every route that takes a body refuses bad input cleanly', () => {
       const valid = validBody(t, route, ids);
       await fc.assert(
         fc.asyncProperty(nearValidBodies(valid, bodyFields(t, route)), async (body) => {
-          await expectHandledCleanly({ method: route.method, url: path(), payload: JSON.stringify(body), contentType: 'application/json' });
+          await expectHandledCleanly({ method: route.method, url: path(), ...as(), payload: JSON.stringify(body), contentType: 'application/json' });
         }),
         { numRuns: RUNS },
       );
@@ -232,7 +235,7 @@ describe('every route that takes a body refuses bad input cleanly', () => {
       });
       await fc.assert(
         fc.asyncProperty(notJson, async (payload) => {
-          const res = await expectHandledCleanly<ApiError>({ method: route.method, url: path(), payload, contentType: 'application/json' });
+          const res = await expectHandledCleanly<ApiError>({ method: route.method, url: path(), ...as(), payload, contentType: 'application/json' });
           expect(res.status, `${JSON.stringify(payload)}: ${res.text}`).toBe(400);
           expect(res.body.code).toBe('INVALID_REQUEST_FORMAT');
         }),
@@ -244,7 +247,7 @@ describe('every route that takes a body refuses bad input cleanly', () => {
       const deep = `${'{"a":['.repeat(5000)}1${']}'.repeat(5000)}`;
       for (const field of [...bodyFields(t, route), 'unknownField']) {
         const payload = JSON.stringify({ ...validBody(t, route, ids), [field]: '\u0001placeholder' }).replace('"\\u0001placeholder"', deep);
-        const res = await expectHandledCleanly({ method: route.method, url: path(), payload, contentType: 'application/json' });
+        const res = await expectHandledCleanly({ method: route.method, url: path(), ...as(), payload, contentType: 'application/json' });
         expect(res.status, `${field}: ${res.text}`).toBeGreaterThanOrEqual(400);
       }
     });
@@ -252,7 +255,7 @@ describe('every route that takes a body refuses bad input cleanly', () => {
     it('answers a body of another content type with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
       const payload = JSON.stringify(validBody(t, route, ids));
       for (const contentType of [undefined, 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/vnd.api+json']) {
-        const res = await expectHandledCleanly<ApiError>({ method: route.method, url: path(), payload, ...(contentType ? { contentType } : {}) });
+        const res = await expectHandledCleanly<ApiError>({ method: route.method, url: path(), ...as(), payload, ...(contentType ? { contentType } : {}) });
         expect(res.status, `${contentType}: ${res.text}`).toBe(415);
         expect(res.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
       }
@@ -365,19 +368,20 @@ describe('a second app instance: a small body limit, then a closed database', ()
   });
 
   it('a body over BODY_LIMIT_BYTES is refused with 413 PAYLOAD_TOO_LARGE on every route, and one under it is not', async () => {
-    const routes = authenticatedRoutes(other).filter((r) => r.hasBody);
+    const routes = [...authenticatedRoutes(other), ...agentRoutes(other)].filter((r) => r.hasBody);
     expect(routes.map(routeKey)).toEqual(bodyRoutes.map(routeKey));
     for (const route of routes) {
       const url = fillPath(other, route, otherIds);
+      const as = route.agent ? { headers: { authorization: otherIds.get('AgentToken')! } } : {};
       const before = await databaseFingerprint(other.database.db);
-      const big = await send(other, { method: route.method, url, payload: JSON.stringify({ ...validBody(t, route, otherIds), padding: 'x'.repeat(3000) }), contentType: 'application/json' });
+      const big = await send(other, { method: route.method, url, ...as, payload: JSON.stringify({ ...validBody(t, route, otherIds), padding: 'x'.repeat(3000) }), contentType: 'application/json' });
       expect(big.status, `${routeKey(route)}: ${big.text}`).toBe(413);
       const error = expectErrorShape(big);
       expect(error.code).toBe('PAYLOAD_TOO_LARGE');
       expect(error.details).toEqual({ limitBytes: 2048 });
       expect(await databaseFingerprint(other.database.db)).toBe(before);
 
-      const fits = await send<ApiError>(other, { method: route.method, url, payload: JSON.stringify({ ...validBody(t, route, otherIds), padding: 'x'.repeat(1000) }), contentType: 'application/json' });
+      const fits = await send<ApiError>(other, { method: route.method, url, ...as, payload: JSON.stringify({ ...validBody(t, route, otherIds), padding: 'x'.repeat(1000) }), contentType: 'application/json' });
       expect(fits.status, `${routeKey(route)}: ${fits.text}`).toBe(400);
       expect(expectErrorShape(fits).code).toBe('INVALID_INPUT');
       expect(fits.body.details!.errors!.map((e: { field: string }) => e.field)).toContain('padding');

@@ -15,6 +15,7 @@ import { quoteNotFound } from '../quotes/errors.js';
 import type { QuoteView } from '../quotes/view.js';
 import type { TransfersService } from '../transfers/index.js';
 import type { TransactionService } from '../transactions/service.js';
+import type { PlatformService } from '../platforms/service.js';
 import { invalidReceiver } from '../transactions/errors.js';
 import { transactionNotFound } from '../transactions/errors.js';
 import {
@@ -78,6 +79,7 @@ export interface AgentActionDeps {
   quotes: QuotesService;
   transfers: TransfersService;
   transactions: TransactionService;
+  platforms: Pick<PlatformService, 'checkAmount'>;
 }
 
 /** The agent calling (the scope's actor on /agents/me routes). */
@@ -93,7 +95,7 @@ export type AgentActionService = ReturnType<typeof createAgentActionService>;
  * executed at once, or left PENDING_APPROVAL for the platform), and counted in the agent's usage
  * under a lock on the agent's row, so concurrent spends cannot pass its limits together.
  */
-export function createAgentActionService({ db, ledger, rates, agents, quotes, transfers, transactions }: AgentActionDeps) {
+export function createAgentActionService({ db, ledger, rates, agents, quotes, transfers, transactions, platforms }: AgentActionDeps) {
   /** The calling agent (locked, in a unit of work, when `lock`), refusing it without the permission. */
   async function requirePermission(scope: Scope | UnitOfWork, permission: AgentPermission, lock = false): Promise<AgentRow> {
     const { agentId } = callingAgent(scope);
@@ -288,6 +290,8 @@ export function createAgentActionService({ db, ledger, rates, agents, quotes, tr
       const internal = await customersAccount(uow.tx, uow, internalId);
       if (!hasPrefix('ExternalAccount', otherId)) throw invalidReceiver("An agent moves money between its customer's internal account and one of the customer's external accounts");
       if (request.amount === undefined) throw invalidInput([{ field: 'amount', message: 'amount is required' }]);
+      // The platform's own rules for the amount first: a payment it would refuse never reaches the policy or waits for approval.
+      await platforms.checkAmount(uow.tx, uow.platformId, internal.currency, request.amount, type === 'TRANSFER_OUT' ? 'OUTGOING' : 'INCOMING');
       const admitted = await admit(uow, agent, internal.id, request.amount, internal.currency);
       const stored: ActionRequest = {
         kind: 'TRANSFER',

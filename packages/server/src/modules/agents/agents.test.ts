@@ -298,6 +298,15 @@ describe('concurrency', () => {
 });
 
 describe('the rest of the refusals', () => {
+  it('refuses amounts that are not positive, moving nothing', async () => {
+    const a = await agentFor(policyOf({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    for (const amount of [0, -1, -2148030411643673]) {
+      const res = await a.as('POST', '/agents/me/transfer-out', out(a.accountId, a.bank, amount));
+      expect(res.status, res.text).toBe(400);
+    }
+    expect((await api<AgentView>(p, 'GET', `/agents/${a.agentId}`)).body.usage.dailyTransactionCount).toBe(0);
+  });
+
   it('refuses past the monthly limit, an unknown action, and agent management without MANAGE', async () => {
     const a = await agentFor(policyOf({ spendingLimits: { currency: 'USD', perTransactionLimit: 1_000, monthlyLimit: 1_500 } }));
     expect((await a.as<ActionView>('POST', '/agents/me/transfer-out', out(a.accountId, a.bank, 1_000))).body.status).toBe('APPROVED');

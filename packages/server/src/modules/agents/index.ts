@@ -26,8 +26,9 @@ export default defineModule({
 /** What agents do with money: actions judged by their policy, approved or rejected by the platform. */
 export const agentActionsModule = defineModule({
   name: 'agentActions',
-  needs: ['agents', 'quotes', 'transfers', 'transactions', 'accounts', 'externalAccounts'],
-  createService: ({ db, ledger, providers, agents, quotes, transfers, transactions }) => createAgentActionService({ db, ledger, rates: providers.rates, agents, quotes, transfers, transactions }),
+  needs: ['agents', 'quotes', 'transfers', 'transactions', 'accounts', 'externalAccounts', 'platforms'],
+  createService: ({ db, ledger, providers, agents, quotes, transfers, transactions, platforms }) =>
+    createAgentActionService({ db, ledger, rates: providers.rates, agents, quotes, transfers, transactions, platforms }),
   routes: (r, container) => {
     agentRoutes(r, container);
     agentMeRoutes(r, container);
