@@ -9,6 +9,7 @@ import type { PlatformId } from '../packages/server/src/core/ids.js';
 import type { ModuleDefinition, ModuleFixtures } from '../packages/server/src/core/module.js';
 import type { RouteTable } from '../packages/server/src/http/route-table.js';
 import { checkConformance } from './conformance/hook.js';
+import { formatViolation, webhookViolations } from './conformance/reference.js';
 import { checkDeclaredError } from './declared-errors.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import type { ApiError } from './wire-types.js';
@@ -206,10 +207,15 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       const declared = new Set<string>(container.modules.flatMap((m) => m.events ?? []));
       const written = await database.db.selectFrom('events').select('type').distinct().execute().catch(() => []);
       const undeclared = written.map((r) => r.type).filter((type) => !declared.has(type));
+      // Every event body, as delivered, against the reference's webhook schema for its type.
+      const bodies = await database.db.selectFrom('events').select(['type', 'body']).execute().catch(() => []);
+      const nonConforming = bodies.flatMap((row) => webhookViolations(JSON.parse(row.body) as unknown).map((v) => `${row.type}: ${formatViolation(v)}`));
+      const webhookProblems = [...new Set(nonConforming)];
       await app.close();
       await database.close();
       if (violations.length > 0) throw new Error(`ledger invariants broken: ${JSON.stringify(violations)}`);
       if (undeclared.length > 0) throw new Error(`events of types no module declares were written: ${undeclared.join(', ')}`);
+      if (webhookProblems.length > 0) throw new Error(`webhook bodies do not conform to the reference's webhook schemas:\n${webhookProblems.slice(0, 20).join('\n')}`);
     },
   };
 }

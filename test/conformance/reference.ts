@@ -611,3 +611,40 @@ export function inspectResponse(sample: ResponseSample): { route: RouteMatch; vi
 export function checkResponse(sample: ResponseSample): Violation[] {
   return inspectResponse(sample).violations;
 }
+
+const webhookValidators = new Map<string, ValidateFunction | null>();
+
+/**
+ * The reference's webhook schema for an event type (its `webhooks` section: each schema's `type`
+ * enum names the event types it carries), or null when the reference defines none for the type.
+ */
+function webhookValidator(ref: Reference, type: string): ValidateFunction | null {
+  if (webhookValidators.has(type)) return webhookValidators.get(type)!;
+  let found: ValidateFunction | null = null;
+  const schemas = ref.doc.components as Json;
+  for (const item of Object.values(isObject(ref.doc.webhooks) ? ref.doc.webhooks : {})) {
+    const ref$ = (item as { post?: { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } } }).post?.requestBody?.content?.['application/json']?.schema?.$ref;
+    const name = ref$?.split('/').pop();
+    const schema = name ? (schemas.schemas as Json)[name] : undefined;
+    const parts = isObject(schema) && Array.isArray(schema.allOf) ? schema.allOf : [schema];
+    const types = parts.flatMap((part) => {
+      const typeSchema = isObject(part) && isObject(part.properties) ? part.properties.type : undefined;
+      return isObject(typeSchema) && Array.isArray(typeSchema.enum) ? (typeSchema.enum as unknown[]) : [];
+    });
+    if (name && types.includes(type)) {
+      found = ref.ajv.compile({ $ref: `${REF_ID}#/components/schemas/${name}` });
+      break;
+    }
+  }
+  webhookValidators.set(type, found);
+  return found;
+}
+
+/** Violations of a webhook body (the envelope as delivered) against the reference's schema for its type. */
+export function webhookViolations(body: unknown): Violation[] {
+  const ref = reference();
+  const type = isObject(body) && typeof body.type === 'string' ? body.type : '';
+  const validate = webhookValidator(ref, type);
+  if (!validate) return [];
+  return schemaViolations(ref, `webhook ${type}`, 0, validate, body);
+}
