@@ -16,6 +16,8 @@ declare module 'autocannon' {
       pipelining?: number;
       /** Seconds. */
       duration?: number;
+      /** Stop after this many requests (instead of a duration). */
+      amount?: number;
       timeout?: number;
       method?: string;
       headers?: Record<string, string>;

@@ -58,6 +58,10 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { verify as ecVerify } from 'node:crypto';
+import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
+import { createStamp, parseStamp, verifyStampSignature } from '../packages/server/src/crypto/stamp.js';
+import { publicKeyObject } from '../packages/server/src/crypto/p256.js';
 import { Kysely, PostgresDialect, type Selectable } from 'kysely';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
@@ -95,6 +99,10 @@ const SECONDS = intSetting('BENCH_SECONDS', 8, 1, 3600);
 const MONEY_SECONDS = intSetting('BENCH_MONEY_SECONDS', 5, 1, 3600);
 const CONNECTIONS = intSetting('BENCH_CONNECTIONS', 16, 1, 1024);
 const WARMUP_SECONDS = intSetting('BENCH_WARMUP_SECONDS', 1, 0, 60);
+/** Quotes executed in each wallet scenario (each quote once); bounded by count, not time. */
+const WALLET_QUOTES = intSetting('BENCH_WALLET_QUOTES', 400, 10, 20_000);
+/** Stamp verifications timed in process (bounded by count). */
+const STAMP_VERIFICATIONS = intSetting('BENCH_STAMP_VERIFICATIONS', 20_000, 100, 1_000_000);
 const SPREAD_ACCOUNTS = intSetting('BENCH_SPREAD_ACCOUNTS', 64, 2, 10_000);
 const WEBHOOK_EVENTS = intSetting('BENCH_WEBHOOK_EVENTS', 2000, 2, 1_000_000);
 /** How long the webhook scenarios wait for their events to arrive before counting the rest as failed. */
@@ -1279,7 +1287,118 @@ async function benchServer(label: string, server: Server, openRaw: (accounts: Mo
     ...(await benchCustomers(label, server, livez)),
     ...(await benchMoney(label, server, openRaw, notes)),
     ...(await benchWebhooks(label, server, notes)),
+    ...(await benchWalletExecutions(label, server, notes)),
   ];
+}
+
+/**
+ * Quote executions from embedded wallets (each with a real stamp over its payloadToSign, made by the
+ * session key of an OTP login) beside the same executions from ordinary accounts (no signature): the
+ * cost of the signature check on the money path. Each quote executes once: WALLET_QUOTES of each.
+ */
+async function benchWalletExecutions(label: string, server: Server, notes: string[]): Promise<Row[]> {
+  const holders = 10;
+  await call(server, label, { method: 'PATCH', path: '/config', body: { embeddedWalletConfig: { appName: 'Bench Wallet', walletCurrency: 'USD' } }, expect: 200 });
+  const { publicKey: signer } = await call<{ publicKey: string }>(server, label, { method: 'GET', path: '/auth/bundle-signing-key', expect: 200 });
+  progress(`[${label}] wallets: ${holders} customers with a USD wallet, each signed in with an emailed code`);
+  const wallets = await inParallel(4, Array.from({ length: holders }, (_, i) => i), async (i) => {
+    const customer = await call<{ id: string }>(server, label, { method: 'POST', path: '/customers', body: { customerType: 'INDIVIDUAL', platformCustomerId: `bench-wallet-${i}`, region: 'US', email: `bench${i}@wallet.test`, fullName: `Wallet Bench ${i}` }, expect: 201 });
+    const accounts = await call<{ data: { id: string; type: string }[] }>(server, label, { method: 'GET', path: `/internal-account?customerId=${encodeURIComponent(customer.id)}`, expect: 200 });
+    const wallet = accounts.data.find((a) => a.type === 'EMBEDDED_WALLET')!.id;
+    const ordinary = accounts.data.find((a) => a.type === 'INTERNAL_FIAT')!.id;
+    for (const account of [wallet, ordinary]) await call(server, label, { method: 'POST', path: `/sandbox/internal-accounts/${account}/fund`, body: { amount: 1_000_000_000 }, expect: 200 });
+    const clabe = await call<{ id: string }>(server, label, { method: 'POST', path: '/customers/external-accounts', body: { customerId: customer.id, currency: 'MXN', accountInfo: clabeAccountInfo(900 + i) }, expect: 201 });
+    const credential = (await call<{ data: { id: string }[] }>(server, label, { method: 'GET', path: `/auth/credentials?accountId=${encodeURIComponent(wallet)}`, expect: 200 })).data[0]!.id;
+    const { otpEncryptionTargetBundle } = await call<{ otpEncryptionTargetBundle: string }>(server, label, { method: 'POST', path: `/auth/credentials/${credential}/challenge`, body: {}, expect: 200 });
+    const key = generateP256KeyPair();
+    const body = { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtpCodeToBundle('000000', otpEncryptionTargetBundle, key.publicKey, signer) };
+    const first = await call<{ payloadToSign: string; requestId: string }>(server, label, { method: 'POST', path: `/auth/credentials/${credential}/verify`, body, expect: 202 });
+    const response = await fetch(`${server.base}${API}/auth/credentials/${credential}/verify`, {
+      method: 'POST',
+      headers: { authorization: server.authorization, 'content-type': 'application/json', 'service-wallet-signature': createStamp(key.privateKey, first.payloadToSign), 'request-id': first.requestId },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 200) throw new Error(`[${label}] wallet login answered ${response.status}: ${await response.text()}`);
+    return { wallet, ordinary, clabe: clabe.id, key };
+  });
+
+  const quoteFrom = async (account: string, clabe: string) =>
+    call<{ id: string; paymentInstructions?: { accountOrWalletInfo: { payloadToSign?: string } }[] }>(server, label, {
+      method: 'POST',
+      path: '/quotes',
+      body: { source: { sourceType: 'ACCOUNT', accountId: account }, destination: { destinationType: 'ACCOUNT', accountId: clabe }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: Number(QUOTE_SENDING_MINOR) },
+      expect: 201,
+    });
+  progress(`[${label}] wallets: ${WALLET_QUOTES} quotes from wallets (stamped) and ${WALLET_QUOTES} from ordinary accounts`);
+  const signed = await inParallel(8, Array.from({ length: WALLET_QUOTES }, (_, i) => wallets[i % holders]!), async (w) => {
+    const quote = await quoteFrom(w.wallet, w.clabe);
+    return { path: `${API}/quotes/${quote.id}/execute`, stamp: createStamp(w.key.privateKey, quote.paymentInstructions![0]!.accountOrWalletInfo.payloadToSign!) };
+  });
+  const unsigned = await inParallel(8, Array.from({ length: WALLET_QUOTES }, (_, i) => wallets[i % holders]!), async (w) => ({ path: `${API}/quotes/${(await quoteFrom(w.ordinary, w.clabe)).id}/execute`, stamp: undefined }));
+
+  const executions = (queue: { path: string; stamp: string | undefined }[]): autocannon.Options => {
+    let next = 0;
+    return {
+      url: server.base,
+      amount: queue.length,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => {
+            const item = queue[next++ % queue.length]!;
+            return { ...request, path: item.path, headers: { authorization: server.authorization, ...(item.stamp ? { 'service-wallet-signature': item.stamp } : {}) } };
+          },
+        },
+      ],
+    };
+  };
+  // Each quote executes once: no warm-up (it would spend quotes), a count instead of a duration.
+  const measureOnce = async (scenario: string, options: autocannon.Options): Promise<Measurement> => {
+    progress(`[${label}] ${scenario}: ${options.amount} requests with ${CONNECTIONS} connections`);
+    const result = await autocannon({ connections: CONNECTIONS, timeout: 30, ...options });
+    const failures = result.non2xx + result.errors + result.timeouts;
+    const reqPerSec = result['2xx'] / result.duration;
+    progress(`[${label}] ${scenario}: ${Math.round(reqPerSec)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${failures ? `, ${failures} FAILED (${JSON.stringify(result.statusCodeStats)})` : ''}`);
+    return { database: label, scenario, reqPerSec, p50: result.latency.p50, p99: result.latency.p99, failures, fractional: false };
+  };
+  const plain = await measureOnce(`quote execute, unsigned (${WALLET_QUOTES} quotes)`, executions(unsigned));
+  const stamped = await measureOnce(`quote execute from a wallet, stamped (${WALLET_QUOTES} quotes)`, executions(signed));
+  notes.push(`- Wallet executions (${label}): ${WALLET_QUOTES} pre-made quotes per scenario (USD ${QUOTE_SENDING_MINOR} cents to MXN, over ${holders} customers), each executed once; the stamped ones from the customers' embedded wallets with a real P-256 stamp by an OTP session key, compared with the same executions from their ordinary USD accounts.`);
+  return [{ ...stamped, ceiling: plain }, plain];
+}
+
+/**
+ * The stamp check on the hot path, in process: parse the Service-Wallet-Signature header and verify
+ * the ECDSA signature over the payload, beside node's verify alone on the same key, payload and
+ * signature (the ceiling). Bounded by STAMP_VERIFICATIONS.
+ */
+function benchStampVerification(): Row[] {
+  const key = generateP256KeyPair();
+  const payload = JSON.stringify({ type: 'QUOTE_EXECUTE', quoteId: newId('Quote'), totalSendingAmount: '10000', expiresAt: new Date().toISOString() });
+  const header = createStamp(key.privateKey, payload);
+  const der = Buffer.from(parseStamp(header)!.signature, 'hex');
+  const keyObject = publicKeyObject(key.publicKey);
+  const time = (scenario: string, once: () => boolean): Measurement => {
+    progress(`[in process] ${scenario}: ${STAMP_VERIFICATIONS} verifications`);
+    const durations: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < STAMP_VERIFICATIONS; i++) {
+      const t0 = performance.now();
+      if (!once()) throw new Error(`${scenario}: a valid stamp did not verify`);
+      durations.push(performance.now() - t0);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    durations.sort((a, b) => a - b);
+    const row = { database: 'in process', scenario, reqPerSec: STAMP_VERIFICATIONS / seconds, p50: percentile(durations, 0.5), p99: percentile(durations, 0.99), failures: 0, fractional: true };
+    progress(`[in process] ${scenario}: ${Math.round(row.reqPerSec)}/s, p50 ${row.p50.toFixed(3)} ms, p99 ${row.p99.toFixed(3)} ms`);
+    return row;
+  };
+  const ceiling = time('node crypto.verify alone (P-256, DER)', () => ecVerify('sha256', Buffer.from(payload, 'utf8'), { key: keyObject, dsaEncoding: 'der' }, der));
+  const stamp = time('stamp check: parse header + verify', () => {
+    const parsed = parseStamp(header);
+    return parsed !== undefined && parsed.publicKey === key.publicKey && verifyStampSignature(parsed, payload);
+  });
+  return [{ ...stamp, ceiling }, ceiling];
 }
 
 /**
@@ -1483,7 +1602,7 @@ async function main(): Promise<void> {
   const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}`;
   progress(`${CONNECTIONS} connections, ${SECONDS} s per customer scenario, ${MONEY_SECONDS} s per money scenario (+${WARMUP_SECONDS} s warm-up each); ${machine}; load average ${load} (1/5/15 min) at start`);
   const notes: string[] = [];
-  const rows = [...(await benchPglite(notes)), ...(await benchPostgres(notes))];
+  const rows = [...benchStampVerification(), ...(await benchPglite(notes)), ...(await benchPostgres(notes))];
   if (rows.some((r) => r.failures > 0)) notes.push('Rows marked "failed" had non-2xx responses, errors or timeouts (raw SQL: rolled-back transactions); their req/s counts successes only.');
 
   const output = table(rows);

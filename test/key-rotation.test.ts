@@ -2,6 +2,8 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSealer } from '../packages/server/src/lib/sealed.js';
 import { resealInfrastructure } from '../packages/server/src/db/reseal.js';
+import { resealWalletData } from '../packages/server/src/modules/wallets/reseal.js';
+import { decryptExportBundle, generateP256KeyPair } from '@turnkey/crypto';
 import type { CardId } from '../packages/server/src/core/ids.js';
 import { sealContext } from '../packages/server/src/modules/cards/service.js';
 import { createTestApp, type TestApp } from './harness.js';
@@ -82,5 +84,33 @@ describe('rotating the encryption key of a running installation', () => {
     const row = await after.database.db.selectFrom('cards').select('pan_sealed').where('id', '=', card.id as CardId).executeTakeFirstOrThrow();
     expect(() => createSealer(keyA).open(row.pan_sealed, sealContext(card.id as CardId, 'pan'))).toThrow(/not configured/);
     expect((await httpApi(after)(before.platform, 'GET', '/config')).status).toBe(200);
+  });
+
+  it('keeps a wallet’s secret and the bundle-signing key through a rotation (cli reseal), so an export gives the same secret', async () => {
+    const before = await createTestApp({}, { encryptionKey: keyA });
+    apps.push(before);
+    await before.api(before.platform, 'PATCH', '/config', { embeddedWalletConfig: { appName: 'Rotation' } });
+    const customer = await before.api<{ id: string }>(before.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'rot-wallet', region: 'US', email: 'rot@wallet.test', fullName: 'Rota Wallet' });
+    const wallet = (await before.api<{ data: { id: string }[] }>(before.platform, 'GET', `/internal-account?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`)).body.data[0]!.id;
+    const exportOn = async (app: TestApp) => {
+      const target = generateP256KeyPair();
+      const body = { clientPublicKey: target.publicKeyUncompressed };
+      const first = await app.api<{ requestId: string }>(before.platform, 'POST', `/internal-accounts/${wallet}/export`, body);
+      const done = await app.api<{ encryptedWalletCredentials: string }>(before.platform, 'POST', `/internal-accounts/${wallet}/export`, body, { 'service-wallet-signature': 'sandbox-valid-signature', 'request-id': first.body.requestId });
+      const signer = (await app.api<{ publicKey: string }>(before.platform, 'GET', '/auth/bundle-signing-key')).body.publicKey;
+      return { signer, secret: await decryptExportBundle({ exportBundle: done.body.encryptedWalletCredentials, embeddedKey: target.privateKey, organizationId: wallet, dangerouslyOverrideSignerPublicKey: signer, keyFormat: 'HEXADECIMAL', returnMnemonic: false }) };
+    };
+    const original = await exportOn(before);
+
+    const rotating = await createTestApp({}, { encryptionKey: { current: keyB, previous: [keyA] }, database: before.database });
+    apps.push(rotating);
+    const resealed = await resealWalletData(rotating.database.db, rotating.container.sealer, rotating.container.wallets.keys, new Date());
+    expect(resealed.wallets).toBe(1);
+    expect(resealed.serviceKeys).toBe(1);
+
+    const after = await createTestApp({}, { encryptionKey: keyB, database: before.database });
+    apps.push(after);
+    // The same secret, signed by the same pinned key.
+    expect(await exportOn(after)).toEqual(original);
   });
 });

@@ -87,12 +87,17 @@ function idFor(ids: Ids, idType: string, collection: string, needer: string, fix
 /** Puts ids into a route's path. */
 export function fillPath(t: TestApp, route: RouteEntry, ids: Ids, fixtureHint = 'fixture'): string {
   const types = paramIdTypes(t, route);
-  return route.url.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string, offset: number) => {
+  const path = route.url.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string, offset: number) => {
     const collection = route.url.slice(API_PREFIX.length, offset).replace(/\/$/, '');
     // A fixture may name the id one route takes (`Transaction at POST /transactions/:transactionId/approve`).
     const forRoute = ids.get(idKey(types[name]!, routeKey(route)));
     return encodeURIComponent(forRoute ?? idFor(ids, types[name]!, collection, routeKey(route), fixtureHint));
   });
+  // Required query parameters, from the module's fixtures (a list scoped to one account).
+  const query = t.fixtures.map((f) => f.queries?.[routeKey(route).replace(/^HEAD /, 'GET ')]).find((q) => q !== undefined);
+  if (!query) return path;
+  const values = query((type, variant) => idFor(ids, type, variant ?? '', routeKey(route), fixtureHint));
+  return `${path}?${new URLSearchParams(values).toString()}`;
 }
 
 /** Well-formed values of the path parameters that are not ids (keyed by parameter name), naming nothing. */
@@ -139,8 +144,8 @@ export function validBody(t: TestApp, route: RouteEntry, ids: Ids, fixtureHint =
 /** Creates one resource of each id type for `platform`, module by module; returns id type -> id. */
 export async function createOneOfEach(t: TestApp, platform: TestPlatform, label: string): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
-  async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<FixtureResponse> {
-    const res: ApiResponse = await t.api(platform, method, path, body);
+  async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>): Promise<FixtureResponse> {
+    const res: ApiResponse = await t.api(platform, method, path, body, headers);
     if (res.status >= 300) throw new Error(`fixtures for ${label}: ${method} ${path} answered ${res.status} ${res.text}`);
     return res;
   }

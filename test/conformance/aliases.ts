@@ -184,6 +184,8 @@ export const EXTENSIONS: readonly Extension[] = [
   { methods: ['POST'], path: '/sandbox/clock/advance', reason: 'sandbox: move the clock and run what became due' },
   { methods: ['POST'], path: '/sandbox/bank-transfers', reason: 'sandbox: simulate an incoming bank transfer' },
   { methods: ['POST'], path: '/sandbox/customers/{customerId}/kyc-decision', reason: 'sandbox: decide a KYC/KYB review without the hosted page' },
+  { methods: ['POST'], path: '/sandbox/wallets/{id}/demo-link', reason: 'sandbox: a link to the sandbox wallet page (passkey registration, login, a signed action)' },
+  { methods: ['GET'], path: '/auth/bundle-signing-key', reason: 'the public key that signs OTP target and export bundles, for clients to pin (reference: Turnkey’s fixed production key)' },
 ];
 
 /**

@@ -89,7 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
         title: 'Moneta API',
         version: API_VERSION,
         description:
-          'Moneta, a self-hostable payments API: onboard customers (KYC/KYB), hold balances in internal accounts, pay to and pull from external bank accounts and wallets, convert currencies through quotes, issue virtual debit cards and follow their transactions, let agents act for one customer within a policy, and receive signed webhooks. This document lists exactly the operations this server serves; wallet-signature authentication is planned and appears here once it is served. Authenticate with HTTP Basic: API token client id and secret.',
+          'Moneta, a self-hostable payments API: onboard customers (KYC/KYB), hold balances in internal accounts, pay to and pull from external bank accounts and wallets, convert currencies through quotes, issue virtual debit cards and follow their transactions, give customers self-custodial embedded wallets that move only with the end user’s signature (email or SMS codes, OpenID Connect, passkeys; sessions and P-256 stamps compatible with @turnkey/crypto), let agents act for one customer within a policy, and receive signed webhooks. This document lists exactly the operations this server serves. Authenticate with HTTP Basic: API token client id and secret; signed wallet actions also take Service-Wallet-Signature and Request-Id.',
       },
       servers: [{ url: `${config.publicUrl}${API_PREFIX}` }],
       components: { securitySchemes: { BasicAuth: { type: 'http', scheme: 'basic' } } },

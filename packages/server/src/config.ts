@@ -37,6 +37,14 @@ export interface Config {
   rateCacheSeconds: number;
   /** The operator's own mid rates (units of each currency per USD), from FX_RATES_FILE; they replace the sandbox's. */
   fxRates: Record<string, string> | undefined;
+  /** The SMTP server one-time codes are emailed through, `smtp://user:pass@host:port` or `smtps://`; unset: none. */
+  smtpUrl: string | undefined;
+  /** The sender of those emails when the platform names none, `Name <address>`. */
+  smtpFrom: string;
+  /** The HTTP SMS gateway one-time codes are texted through (POST `{to, body}`); unset: none. */
+  smsUrl: string | undefined;
+  /** Sent to the SMS gateway as `Authorization: Bearer <token>`. */
+  smsToken: string | undefined;
 }
 
 export const API_VERSION = '2025-10-13';
@@ -52,6 +60,22 @@ function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** A URL with one of `protocols`, or undefined when unset. The value is not quoted back: it may hold a password. */
+function urlSetting(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !protocols.includes(url.protocol) || url.hostname === '') {
+    throw new ConfigError(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
+  }
+  return raw;
 }
 
 /** Reads every setting from the environment, validated, with defaults. */
@@ -86,6 +110,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fxSpreadBps: intSetting(env, 'FX_SPREAD_BPS', 50, 0, 1000),
     rateCacheSeconds: intSetting(env, 'RATE_CACHE_SECONDS', 300, 1, 3600),
     fxRates: env.FX_RATES_FILE ? readRatesFile(env.FX_RATES_FILE) : undefined,
+    smtpUrl: urlSetting(env, 'MONETA_SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: env.MONETA_SMTP_FROM || 'Moneta <no-reply@localhost>',
+    smsUrl: urlSetting(env, 'MONETA_SMS_URL', ['http:', 'https:']),
+    smsToken: env.MONETA_SMS_TOKEN || undefined,
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (a lease must outlive the attempt it covers)');
@@ -106,6 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (missing.length > 0) {
       throw new ConfigError(`production mode refuses to start without: ${missing.join('; ')}`);
     }
+  }
+  if (!/@[^@\s>]+>?\s*$/.test(config.smtpFrom)) {
+    throw new ConfigError(`MONETA_SMTP_FROM must hold an email address, such as "Moneta <no-reply@example.com>", got "${config.smtpFrom}"`);
   }
   if (config.encryptionKey !== undefined) parseEncryptionKey(config.encryptionKey);
   for (const key of config.previousEncryptionKeys) parseEncryptionKey(key, 'MONETA_PREVIOUS_ENCRYPTION_KEYS');

@@ -23,7 +23,9 @@ export type IdPrefix =
   | 'WebhookAttempt'
   | 'WebhookKey'
   | 'Agent'
-  | 'AgentAction';
+  | 'AgentAction'
+  | 'DelegatedKey'
+  | 'CardFundingSource';
 
 declare const brand: unique symbol;
 /** A branded id: a `CustomerId` cannot be passed where an `InternalAccountId` is expected. */
@@ -48,6 +50,10 @@ export type WebhookAttemptId = Id<'WebhookAttempt'>;
 export type WebhookKeyId = Id<'WebhookKey'>;
 export type AgentId = Id<'Agent'>;
 export type AgentActionId = Id<'AgentAction'>;
+export type AuthMethodId = Id<'AuthMethod'>;
+export type SessionId = Id<'Session'>;
+export type RequestId = Id<'Request'>;
+export type DelegatedKeyId = Id<'DelegatedKey'>;
 
 /** Either side of a payment: an account the service holds, or one registered outside it. */
 export type AccountId = InternalAccountId | ExternalAccountId;

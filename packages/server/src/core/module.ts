@@ -53,7 +53,7 @@ export interface FixtureResponse {
  * their own (`ids.set('Quote', id)`, or `ids.set('Quote at realtime', id)` for a variant).
  */
 export interface FixtureContext {
-  call: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<FixtureResponse>;
+  call: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>) => Promise<FixtureResponse>;
   ids: Map<string, string>;
   /** Unique per call of the fixtures (one per platform and test), for names that must not repeat. */
   label: string;
@@ -67,6 +67,8 @@ export interface FixtureContext {
 export interface ModuleFixtures {
   /** One minimal valid body per route of the module that takes one, keyed `POST /quotes`. */
   bodies?: Record<string, BodyFixture>;
+  /** The required query parameters of a route (`GET /auth/credentials` needs accountId), keyed like bodies. */
+  queries?: Record<string, (id: (idType: string, variant?: string) => string) => Record<string, string>>;
   /** Creates one resource of each id type the module owns, for the platform `ctx.call` acts as. */
   create?(ctx: FixtureContext): Promise<void>;
 }

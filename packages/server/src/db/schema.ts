@@ -4,9 +4,11 @@ import type {
   AgentActionId,
   AgentId,
   ApiTokenId,
+  AuthMethodId,
   CardId,
   CardTransactionId,
   CustomerId,
+  DelegatedKeyId,
   ExternalAccountId,
   HoldId,
   InternalAccountId,
@@ -16,6 +18,7 @@ import type {
   PlatformId,
   PostingAccountId,
   QuoteId,
+  SessionId,
   TransactionId,
   WebhookAttemptId,
   WebhookEventId,
@@ -358,6 +361,8 @@ export interface SignedRequestsTable {
   expires_at: Timestamp;
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
+  /** Set when the retry must be signed by this key (the OTP login's second leg), not by a session. */
+  signer_public_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AgentsTable {
@@ -417,7 +422,111 @@ export interface AgentActionsTable {
   updated_at: Timestamp;
 }
 
+type Nullable<T> = ColumnType<T | null, T | null | undefined, T | null>;
+
+export type AuthMethodType = 'EMAIL_OTP' | 'SMS_OTP' | 'OAUTH' | 'PASSKEY';
+
+export interface WalletsTable {
+  account_id: InternalAccountId;
+  platform_id: PlatformId;
+  customer_id: CustomerId;
+  secret_sealed: string;
+  private_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AuthCredentialsTable {
+  id: AuthMethodId;
+  platform_id: PlatformId;
+  account_id: InternalAccountId;
+  type: AuthMethodType;
+  nickname: string;
+  webauthn_id: Nullable<string>;
+  webauthn_public_key: Nullable<string>;
+  webauthn_counter: ColumnType<bigint, bigint | undefined, bigint>;
+  webauthn_transports: ColumnType<string[] | null, string | null | undefined, string | null>;
+  oidc_issuer: Nullable<string>;
+  oidc_subject: Nullable<string>;
+  oidc_audience: Nullable<string>;
+  last_challenge_at: Nullable<Date>;
+  revoked_at: Nullable<Date>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AuthChallengesTable {
+  id: string;
+  platform_id: PlatformId;
+  credential_id: AuthMethodId;
+  kind: 'OTP' | 'PASSKEY';
+  code_hash: Nullable<string>;
+  target_private_sealed: Nullable<string>;
+  target_public: Nullable<string>;
+  client_public_key: Nullable<string>;
+  challenge: Nullable<string>;
+  failed_attempts: ColumnType<number, number | undefined, number>;
+  expires_at: Timestamp;
+  used_at: Nullable<Date>;
+  superseded_at: Nullable<Date>;
+  created_at: Timestamp;
+}
+
+export interface AuthSessionsTable {
+  id: SessionId;
+  platform_id: PlatformId;
+  account_id: InternalAccountId;
+  credential_id: AuthMethodId;
+  public_key: string;
+  expires_at: Timestamp;
+  revoked_at: Nullable<Date>;
+  created_at: Timestamp;
+}
+
+export interface UsedOidcTokensTable {
+  token_hash: string;
+  platform_id: PlatformId;
+  expires_at: Timestamp;
+}
+
+export interface ServiceKeysTable {
+  name: string;
+  public_key: string;
+  secret_sealed: string;
+  created_at: Timestamp;
+}
+
+export interface WalletDemoLinksTable {
+  token_hash: string;
+  platform_id: PlatformId;
+  account_id: InternalAccountId;
+  expires_at: Timestamp;
+}
+
+export interface DelegatedKeysTable {
+  id: DelegatedKeyId;
+  platform_id: PlatformId;
+  card_id: CardId;
+  account_id: InternalAccountId;
+  funding_source_id: string;
+  public_key: string;
+  private_key_sealed: string;
+  nickname: string;
+  status: 'PENDING' | 'ACTIVE' | 'REVOKED';
+  spending_limits: ColumnType<{ currencyCode: string; maxPerTransaction: number }[] | null, string | null, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
+  delegated_keys: DelegatedKeysTable;
+  wallet_demo_links: WalletDemoLinksTable;
+  wallets: WalletsTable;
+  auth_credentials: AuthCredentialsTable;
+  auth_challenges: AuthChallengesTable;
+  auth_sessions: AuthSessionsTable;
+  used_oidc_tokens: UsedOidcTokensTable;
+  service_keys: ServiceKeysTable;
   agents: AgentsTable;
   agent_device_codes: AgentDeviceCodesTable;
   agent_tokens: AgentTokensTable;

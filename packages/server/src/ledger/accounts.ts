@@ -90,17 +90,17 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
 
   async function insertInternal(
     executor: Executor,
-    input: { platformId: PlatformId; customerId: CustomerId | null; currency: string; holderName: string; at: Date },
+    input: { platformId: PlatformId; customerId: CustomerId | null; currency: string; holderName: string; at: Date; type?: InternalAccountType; id?: InternalAccountId },
   ): Promise<void> {
     const reference = fundingReference();
     await executor
       .insertInto('ledger_accounts')
       .values({
-        id: newId('InternalAccount'),
+        id: input.id ?? newId('InternalAccount'),
         platform_id: input.platformId,
         customer_id: input.customerId,
         purpose: input.customerId ? 'CUSTOMER' : 'PLATFORM',
-        account_type: accountTypeFor(input.currency),
+        account_type: input.type ?? accountTypeFor(input.currency),
         currency: input.currency,
         may_go_negative: false,
         funding_reference: reference,
@@ -119,6 +119,17 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
       for (const currency of currencies) {
         await insertInternal(tx, { platformId: customer.platformId, customerId: customer.id, currency, holderName: customer.holderName, at });
       }
+    },
+
+    /**
+     * Opens the customer's embedded wallet: an internal account of type EMBEDDED_WALLET (one per
+     * customer and currency). Returns its id, or undefined when the customer already has one.
+     */
+    async openWalletAccount(tx: Tx, customer: { platformId: PlatformId; id: CustomerId; holderName: string }, currency: string, at: Date): Promise<InternalAccountId | undefined> {
+      const id = newId('InternalAccount');
+      await insertInternal(tx, { platformId: customer.platformId, customerId: customer.id, currency, holderName: customer.holderName, at, type: 'EMBEDDED_WALLET', id });
+      const opened = await tx.selectFrom('ledger_accounts').select('id').where('id', '=', id).executeTakeFirst();
+      return opened ? id : undefined;
     },
 
     /** The platform's own internal account in every supported currency, and its bookkeeping accounts (idempotent). */

@@ -14,6 +14,7 @@ import receiver from './receiver/index.js';
 import webhookEvents from './webhooks/index.js';
 import signedRequests from './signatures/index.js';
 import cards, { cardTransactionsModule } from './cards/index.js';
+import wallets from './wallets/index.js';
 import agents, { agentActionsModule } from './agents/index.js';
 
 /**
@@ -40,4 +41,5 @@ export const modules: readonly ModuleDefinition[] = [
   cardTransactionsModule,
   agents,
   agentActionsModule,
+  wallets,
 ];

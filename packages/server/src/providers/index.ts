@@ -8,6 +8,7 @@ import { sandboxCardIssuer } from '../sandbox/card-issuer.js';
 import { unconfiguredCardIssuer, type CardIssuer } from './card-issuer.js';
 import { unconfiguredFundingRail, type FundingRail } from './funding-rail.js';
 import { manualReviewProvider, type KycProvider } from './kyc-provider.js';
+import { createMessenger, type Messenger } from './messenger.js';
 import { unconfiguredPayoutRail, type PayoutRail } from './payout-rail.js';
 
 /**
@@ -22,6 +23,7 @@ export interface Providers {
   rates: RateSource;
   kyc: KycProvider;
   cardIssuer: CardIssuer;
+  messenger: Messenger;
 }
 
 export function createProviders(config: Config): Providers {
@@ -37,5 +39,6 @@ export function createProviders(config: Config): Providers {
     rates,
     kyc: sandbox ? sandboxKycProvider : manualReviewProvider,
     cardIssuer: sandbox ? sandboxCardIssuer : unconfiguredCardIssuer,
+    messenger: createMessenger({ mode: config.mode, smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, smsUrl: config.smsUrl, smsToken: config.smsToken }),
   };
 }

@@ -6,6 +6,7 @@ import * as m0004 from './0004_quotes.js';
 import * as m0005 from './0005_payment_kinds.js';
 import * as m0006 from './0006_cards.js';
 import * as m0007 from './0007_agents.js';
+import * as m0008 from './0008_embedded_wallets.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0005_payment_kinds': m0005,
   '0006_cards': m0006,
   '0007_agents': m0007,
+  '0008_embedded_wallets': m0008,
 };
 
 export const migrationProvider: MigrationProvider = {

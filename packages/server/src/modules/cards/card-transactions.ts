@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { Executor, CardTransactionStatus } from '../../db/schema.js';
+import type { Executor, CardTransactionStatus, Tx } from '../../db/schema.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { isError } from '../../core/errors.js';
 import { newId, type CardId, type CardTransactionId, type HoldId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
@@ -90,7 +90,14 @@ export type CardTransactionService = ReturnType<typeof createCardTransactionServ
  * exceed it); returns credit the source back; every step rolls into the parent's aggregates, is kept
  * as a card event, and is announced as CARD_TRANSACTION.<status> with the whole parent.
  */
+/**
+ * Says which of a card's funding sources may be spent now for an amount (the wallet module: an
+ * embedded wallet only through an ACTIVE delegated key within its limit). All of them by default.
+ */
+export type SpendGate = (tx: Tx, card: CardRow, sources: readonly InternalAccountId[], amount: bigint) => Promise<InternalAccountId[]>;
+
 export function createCardTransactionService({ ledger, rates, transactions, loadCard }: CardTransactionDeps) {
+  let spendable: SpendGate = async (_tx, _card, sources) => [...sources];
   async function lock(uow: UnitOfWork, cardId: CardId, id: CardTransactionId): Promise<CardTransactionRow> {
     const row = await selectCardTransactions(uow.tx)
       .where('ct.platform_id', '=', uow.platformId)
@@ -148,6 +155,11 @@ export function createCardTransactionService({ ledger, rates, transactions, load
   }
 
   return {
+    /** The wallet module plugs its delegated-key check in here. */
+    useSpendGate(gate: SpendGate): void {
+      spendable = gate;
+    },
+
     /**
      * An authorization-family message from the network. Declined (nothing held, no record) when the
      * card is not ACTIVE, the network declined it, or no funding source covers a debit.
@@ -168,7 +180,7 @@ export function createCardTransactionService({ ledger, rates, transactions, load
       if (auth.kind === 'AUTHORIZATION') {
         // The first funding source, in the card's order, that covers the amount is held.
         let held: { account: InternalAccountId; holdId: HoldId } | undefined;
-        for (const source of card.funding_sources) {
+        for (const source of await spendable(uow.tx, card, card.funding_sources, amount)) {
           const hold = await ledger.tryHold(uow, { account: source, amount, reason: `CARD_AUTHORIZATION ${id}` });
           if (hold) {
             held = { account: source, holdId: hold };
@@ -179,7 +191,7 @@ export function createCardTransactionService({ ledger, rates, transactions, load
         ({ account, holdId } = held);
       } else if (auth.kind === 'FINANCIAL_AUTHORIZATION') {
         let paidFrom: InternalAccountId | undefined;
-        for (const source of card.funding_sources) {
+        for (const source of await spendable(uow.tx, card, card.funding_sources, amount)) {
           if (await tryPull(uow, source, card.currency, amount, id, 'CARD_FINANCIAL_AUTHORIZATION')) {
             paidFrom = source;
             break;

@@ -234,7 +234,7 @@ describe('freeze, unfreeze, close and funding sources (signed)', () => {
     expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, SIGNED))).toBe('REQUEST_ID_MISSING');
     expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, { 'request-id': requestId }))).toBe('WALLET_SIGNATURE_MISSING');
     expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'CLOSED' }, { ...SIGNED, 'request-id': requestId }))).toBe('WALLET_SIGNATURE_BODY_MISMATCH');
-    expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, { 'service-wallet-signature': 'not-a-signature', 'request-id': requestId }))).toBe('WALLET_SIGNATURE_INVALID SIGNATURE_INVALID');
+    expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, { 'service-wallet-signature': 'not-a-signature', 'request-id': requestId }))).toBe('WALLET_SIGNATURE_MALFORMED');
     expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, { ...SIGNED, 'request-id': 'Request:00000000-0000-7000-8000-000000000000' }))).toBe(
       'WALLET_SIGNATURE_INVALID REQUEST_UNKNOWN',
     );

@@ -109,6 +109,9 @@ export type ContactChangeApprover = (
   signature: WalletSignature | undefined,
 ) => Promise<SignedRequestChallenge | undefined>;
 
+/** What the embedded-wallet module does when a customer is created (opens its wallet, if the platform enabled them). */
+export type WalletProvisioner = (uow: UnitOfWork, customer: { id: CustomerId; email: string | null; holderName: string }) => Promise<void>;
+
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
 /** The name on the customer's accounts: the person's full name, the business's legal name, or the platform's id for it. */
@@ -130,6 +133,10 @@ export function createCustomerService({
   ledger: Pick<Ledger, 'openCustomerAccounts'>;
   contactChangeApprover?: ContactChangeApprover;
 }) {
+  // The wallet module plugs in here after it is created (it needs this service, so it cannot be passed in).
+  let approveContactChange = contactChangeApprover;
+  let provisionWallet: WalletProvisioner | undefined;
+
   /** Opens the internal accounts a customer's currencies call for (created with the customer, and on later currency additions). */
   async function openAccounts(uow: UnitOfWork, row: CustomerRow): Promise<void> {
     await ledger.openCustomerAccounts(uow.tx, { platformId: uow.platformId, id: row.id, currencies: row.currencies, region: row.region, holderName: holderName(row) }, uow.now);
@@ -164,6 +171,12 @@ export function createCustomerService({
   }
 
   return {
+    /** Called once by the embedded-wallet module: wallets for new customers, and signed contact changes. */
+    useWalletHooks(hooks: { provision: WalletProvisioner; approveContactChange: ContactChangeApprover }): void {
+      provisionWallet = hooks.provision;
+      approveContactChange = hooks.approveContactChange;
+    },
+
     loadForUpdate,
     setVerificationStatus,
 
@@ -201,6 +214,7 @@ export function createCustomerService({
         throw error;
       }
       await openAccounts(uow, row);
+      if (provisionWallet) await provisionWallet(uow, { id: row.id, email: row.email, holderName: holderName(row) });
       const view = customerView(row);
       const type = verificationEventType(customerType, status);
       if (type) uow.emit(type, view);
@@ -265,8 +279,8 @@ export function createCustomerService({
 
       // A contact that an embedded wallet's OTP credential is tied to changes only with that wallet's
       // signature: the approver answers a challenge (202) or accepts the signed retry.
-      if (contactChangeApprover && (patch.email !== undefined || patch.phoneNumber !== undefined)) {
-        const challenge = await contactChangeApprover(uow, row, patch, signature);
+      if (approveContactChange && (patch.email !== undefined || patch.phoneNumber !== undefined)) {
+        const challenge = await approveContactChange(uow, row, patch, signature);
         if (challenge) return new SignatureRequired(challenge);
       }
 

@@ -13,7 +13,7 @@ declare module '../../core/module.js' {
 export default defineModule({
   name: 'platforms',
   needs: [],
-  createService: ({ db, clock, ledger, signingKeys, config }) => createPlatformService({ db, clock, ledger, signingKeys, mode: config.mode }),
+  createService: ({ db, clock, ledger, signingKeys, config }) => createPlatformService({ db, clock, ledger, signingKeys, mode: config.mode, publicUrl: config.publicUrl }),
   routes: platformRoutes,
   sandboxRoutes: sandboxClockRoutes,
   errors: PLATFORM_ERRORS,

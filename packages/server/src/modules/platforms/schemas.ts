@@ -39,6 +39,30 @@ export const EmbeddedWalletConfig = Type.Object(
     sendFromEmailSenderName: Type.Optional(Type.String({ maxLength: 255 })),
     replyToEmailAddress: Type.Optional(Type.String({ format: 'email', maxLength: 255 })),
     logoUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 512 })),
+    walletCurrency: Type.Optional(Type.String({ enum: [...CURRENCY_CODES], description: 'The currency of the embedded wallet opened for each new customer; USDB by default' })),
+    sessionLifetimeSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, description: 'How long a wallet session key is accepted; 900 (15 minutes) by default' })),
+    relyingPartyId: Type.Optional(Type.String({ format: 'hostname', maxLength: 253, description: 'WebAuthn relying party id of the platform’s passkeys; the host of PUBLIC_URL by default' })),
+    allowedOrigins: Type.Optional(
+      Type.Array(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$', maxLength: 300 }), {
+        minItems: 1,
+        maxItems: 20,
+        uniqueItems: true,
+        description: 'Origins passkey ceremonies may come from; the origin of PUBLIC_URL by default',
+      }),
+    ),
+    oidcIssuers: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            issuer: Type.String({ format: 'uri', maxLength: 512 }),
+            audiences: Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { minItems: 1, maxItems: 20, uniqueItems: true }),
+            jwksUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 20, description: 'Identity providers whose ID tokens OAUTH credentials accept, and the client ids (audiences) of the platform at each' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

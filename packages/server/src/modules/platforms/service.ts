@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Static } from 'typebox';
-import { DEFAULT_CARD_ELIGIBLE_CURRENCIES, type FeeConfig as FeeConfigSchema, type PlatformConfig, type PlatformConfigUpdateRequest } from './schemas.js';
+import { DEFAULT_CARD_ELIGIBLE_CURRENCIES, type EmbeddedWalletConfig, type FeeConfig as FeeConfigSchema, type PlatformConfig, type PlatformConfigUpdateRequest } from './schemas.js';
 import type { Db, Executor, PlatformsTable } from '../../db/schema.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
 import { newId, type PlatformId } from '../../core/ids.js';
@@ -58,6 +58,41 @@ function cardConfigOf(config: Record<string, unknown>): { eligibleCurrencies: st
   return { eligibleCurrencies: card.eligibleCurrencies ?? DEFAULT_CARD_ELIGIBLE_CURRENCIES, revealFrameAncestors: card.revealFrameAncestors ?? [] };
 }
 
+export interface EmbeddedWalletSettings {
+  appName: string;
+  otpLength: number;
+  alphanumeric: boolean;
+  otpLifetimeSeconds: number;
+  sender: { address?: string; name?: string; replyTo?: string; logoUrl?: string };
+  walletCurrency: string;
+  sessionLifetimeSeconds: number;
+  relyingPartyId: string;
+  allowedOrigins: string[];
+  oidcIssuers: { issuer: string; audiences: string[]; jwksUrl?: string }[];
+}
+
+/** The embedded-wallet settings with their defaults filled in (the reference's, and ours for what it leaves open). */
+function walletSettingsOf(wallet: Static<typeof EmbeddedWalletConfig>, publicUrl: string): EmbeddedWalletSettings {
+  const own = new URL(publicUrl);
+  return {
+    appName: wallet.appName ?? 'Moneta',
+    otpLength: wallet.otpLength ?? 6,
+    alphanumeric: wallet.alphanumeric ?? false,
+    otpLifetimeSeconds: wallet.expirationSeconds ?? 300,
+    sender: {
+      ...(wallet.sendFromEmailAddress ? { address: wallet.sendFromEmailAddress } : {}),
+      ...(wallet.sendFromEmailSenderName ? { name: wallet.sendFromEmailSenderName } : {}),
+      ...(wallet.replyToEmailAddress ? { replyTo: wallet.replyToEmailAddress } : {}),
+      ...(wallet.logoUrl ? { logoUrl: wallet.logoUrl } : {}),
+    },
+    walletCurrency: wallet.walletCurrency ?? 'USDB',
+    sessionLifetimeSeconds: wallet.sessionLifetimeSeconds ?? 900,
+    relyingPartyId: wallet.relyingPartyId ?? own.hostname,
+    allowedOrigins: wallet.allowedOrigins ?? [own.origin],
+    oidcIssuers: wallet.oidcIssuers ?? [],
+  };
+}
+
 export type PlatformService = ReturnType<typeof createPlatformService>;
 
 const CONFIG_CACHE_MS = 1000;
@@ -68,7 +103,9 @@ export function createPlatformService({
   ledger,
   signingKeys,
   mode,
+  publicUrl,
 }: {
+  publicUrl: string;
   db: Db;
   clock: Clock;
   ledger: Pick<Ledger, 'openPlatformAccounts'>;
@@ -136,10 +173,17 @@ export function createPlatformService({
         const resolved = syntax.ok && mode === 'production' ? await resolveDeliveryAddress(syntax.url, mode) : syntax;
         if (!resolved.ok) errors.push({ field: 'webhookEndpoint', constraint: { format: 'uri' }, message: resolved.reason });
       }
+      // Identity-provider keys are fetched by the service: the same address rules as webhook endpoints.
+      patch.embeddedWalletConfig?.oidcIssuers?.forEach((provider, i) => {
+        const syntax = checkWebhookUrlSyntax(provider.jwksUrl ?? provider.issuer, mode);
+        if (!syntax.ok) errors.push({ field: `embeddedWalletConfig.oidcIssuers.${i}.${provider.jwksUrl ? 'jwksUrl' : 'issuer'}`, constraint: { format: 'uri' }, message: syntax.reason });
+      });
       if (errors.length > 0) throw invalidInput(errors);
 
       const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forUpdate().executeTakeFirstOrThrow();
       const config = { ...row.config, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+      // Embedded-wallet fields left out of a request keep their values (the reference's rule).
+      if (patch.embeddedWalletConfig) config.embeddedWalletConfig = { ...((row.config.embeddedWalletConfig) ?? {}), ...patch.embeddedWalletConfig };
       const updated = await ctx.tx
         .updateTable('platforms')
         .set({ config: JSON.stringify(config), updated_at: ctx.now })
@@ -173,6 +217,18 @@ export function createPlatformService({
     },
 
     /** Which currencies cards may be funded in and which origins may frame the reveal page. */
+    /** The embedded-wallet settings, or undefined when the platform has not enabled embedded wallets. */
+    async walletConfig(executor: Executor, platformId: PlatformId): Promise<EmbeddedWalletSettings | undefined> {
+      const wallet = (await configOf(executor, platformId)).embeddedWalletConfig as Static<typeof EmbeddedWalletConfig> | undefined;
+      return wallet ? walletSettingsOf(wallet, publicUrl) : undefined;
+    },
+
+    /** The embedded-wallet settings, defaults filled in, whether or not new customers get wallets. */
+    async walletSettings(executor: Executor, platformId: PlatformId): Promise<EmbeddedWalletSettings> {
+      const wallet = (await configOf(executor, platformId)).embeddedWalletConfig as Static<typeof EmbeddedWalletConfig> | undefined;
+      return walletSettingsOf(wallet ?? {}, publicUrl);
+    },
+
     async cardConfig(executor: Executor, platformId: PlatformId): Promise<{ eligibleCurrencies: string[]; revealFrameAncestors: string[] }> {
       return cardConfigOf(await configOf(executor, platformId));
     },

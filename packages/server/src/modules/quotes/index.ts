@@ -15,8 +15,8 @@ declare module '../../core/module.js' {
 /** Quotes: locked rates and fees, executed into cross-currency payouts. */
 export default defineModule({
   name: 'quotes',
-  needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates'],
-  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config }) => {
+  needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates', 'signedRequests'],
+  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests }) => {
     const lifecycle = createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail: providers.payoutRail });
     const service = createQuoteService({
       db,
@@ -30,6 +30,7 @@ export default defineModule({
       fundingRail: providers.fundingRail,
       lifecycle,
       quoteTtlSeconds: config.quoteTtlSeconds,
+      signedRequests,
     });
     return { ...service, lifecycle };
   },

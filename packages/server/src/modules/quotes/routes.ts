@@ -1,3 +1,5 @@
+import { WalletSignatureHeaders } from '../../http/schema-kit.js';
+import { signatureInvalid, signatureMalformed, signatureMissing, walletSignatureRequired } from '../signatures/errors.js';
 import { notImplemented } from '../../core/errors.js';
 import type { Routes } from '../../http/routes.js';
 import { conversionOutOfRange, noRateForCurrency } from '../../fx/errors.js';
@@ -29,6 +31,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
       },
       status: 201,
       errors: [
+        walletSignatureRequired,
         internalAccountNotFound,
         externalAccountNotFound,
         customerNotFound,
@@ -59,11 +62,12 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         description:
           'Debits the source and starts the transfer (status PROCESSING). 409 CONFLICT with details.reason QUOTE_EXPIRED after expiresAt or QUOTE_ALREADY_EXECUTED on a second execution, 400 INVALID_AMOUNT with details.reason INSUFFICIENT_FUNDS when the source cannot cover totalSendingAmount; none of them moves money.',
         params: QuoteParams,
+        headers: WalletSignatureHeaders,
         response: { 200: Quote },
       },
-      errors: [...executable, fundedInRealTime],
+      errors: [...executable, fundedInRealTime, signatureMissing, signatureMalformed, signatureInvalid],
     },
-    (uow, req) => quotes.execute(uow, req.params.quoteId),
+    (uow, req) => quotes.execute(uow, req.params.quoteId, { signature: req.headers['service-wallet-signature'] }),
   );
 }
 

@@ -20,6 +20,10 @@ import { fundedFromAccount, fundedInRealTime, notTheSourceOwner, quoteAlreadyExe
 import { EXPIRE_JOB, QUOTE, type QuoteLifecycle } from './lifecycle.js';
 import { quoteRepo } from './repo.js';
 import { quoteView, type QuoteRow, type QuoteView } from './view.js';
+import type { WalletSignature } from '../../core/signature.js';
+import { canonicalJson } from '../../lib/json.js';
+import { walletSignatureRequired } from '../signatures/errors.js';
+import type { SignedRequestService } from '../signatures/service.js';
 
 export interface QuoteRequest {
   source: { sourceType: string; accountId?: InternalAccountId | undefined; customerId?: CustomerId | undefined; currency?: string | undefined };
@@ -52,6 +56,7 @@ export interface QuoteServiceDeps {
   fundingRail: FundingRail;
   lifecycle: QuoteLifecycle;
   quoteTtlSeconds: number;
+  signedRequests: Pick<SignedRequestService, 'verifyPayload'>;
 }
 
 export type QuoteService = ReturnType<typeof createQuoteService>;
@@ -140,11 +145,36 @@ export function createQuoteService(deps: QuoteServiceDeps) {
 
     const quoteId = newId('Quote');
     const realtime = request.source.sourceType === 'REALTIME_FUNDING';
+    // An embedded wallet is self-custodial: its quote executes only with the wallet's signature.
+    const fromWallet = source.account?.account_type === 'EMBEDDED_WALLET';
+    if (fromWallet && request.immediatelyExecute === true) throw walletSignatureRequired('immediatelyExecute');
     // Executed at creation: both rows are born PROCESSING (a real-time funded quote waits for its money).
     const executeNow = request.immediatelyExecute === true && !realtime;
     const status = executeNow ? 'PROCESSING' : 'PENDING';
     const reference = realtime ? `MNQ${quoteId.slice(-12).replace(/-/g, '').toUpperCase()}` : null;
-    const instructions = reference ? deps.fundingRail.quoteInstructions(source.currency, reference, source.payerName ?? 'Moneta Sandbox') : null;
+    const expiresAt = inMs(uow, deps.quoteTtlSeconds * 1000);
+    const instructions = reference
+      ? deps.fundingRail.quoteInstructions(source.currency, reference, source.payerName ?? 'Moneta Sandbox')
+      : fromWallet
+        ? [
+            {
+              accountOrWalletInfo: {
+                accountType: 'EMBEDDED_WALLET',
+                payloadToSign: canonicalJson({
+                  type: 'QUOTE_EXECUTE',
+                  quoteId,
+                  sourceAccountId: source.account!.id,
+                  destinationAccountId: request.destination.accountId,
+                  totalSendingAmount: amounts.totalSending.toString(),
+                  sendingCurrency: source.currency,
+                  totalReceivingAmount: amounts.totalReceiving.toString(),
+                  receivingCurrency: destination.currency,
+                  expiresAt: expiresAt.toISOString(),
+                }),
+              },
+            },
+          ]
+        : null;
     const transaction = await transactions.create(uow, {
       kind: QUOTE,
       customerId: source.customerId,
@@ -162,7 +192,6 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       reference,
       description: request.description ?? null,
     });
-    const expiresAt = inMs(uow, deps.quoteTtlSeconds * 1000);
     const row = await quoteRepo.insert(uow, {
       id: quoteId,
       platform_id: uow.platformId,
@@ -212,11 +241,15 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     },
 
     /** Executes a PENDING quote funded from an account: the sender is debited and the payout starts. */
-    async execute(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteView> {
+    async execute(uow: UnitOfWork, quoteId: QuoteId, signed: WalletSignature = {}): Promise<QuoteView> {
       const q = await quoteRepo.lock(uow, quoteId);
       refuseUnlessExecutable(uow, q);
       if (q.source_type !== 'ACCOUNT') throw fundedInRealTime(q.id);
       refuseUnlessReady(q.customer_id, q.customer_status);
+      const walletPayload = q.payment_instructions?.[0]?.accountOrWalletInfo.payloadToSign;
+      if (typeof walletPayload === 'string') {
+        await deps.signedRequests.verifyPayload(uow, { payloadToSign: walletPayload, signature: signed.signature, accountIds: [q.source_account_id!] });
+      }
       return quoteView(await lifecycle.executeLocked(uow, q));
     },
 

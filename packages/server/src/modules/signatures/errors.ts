@@ -1,8 +1,8 @@
 import { defineError } from '../../core/errors.js';
 
 export const signatureMissing = defineError(
-  { status: 401, code: 'WALLET_SIGNATURE_MISSING', description: 'A Request-Id was sent without the Service-Wallet-Signature header' },
-  () => ({ message: 'The Service-Wallet-Signature header is required with Request-Id' }),
+  { status: 401, code: 'WALLET_SIGNATURE_MISSING', description: 'The action needs the Service-Wallet-Signature header (a retry with Request-Id, or a wallet quote’s execution)' },
+  () => ({ message: 'The Service-Wallet-Signature header is required for this wallet action' }),
 );
 
 export const requestIdMissing = defineError(
@@ -40,4 +40,12 @@ export const challengeExpired = defineError(
   () => ({ message: 'The challenge expired; repeat the request unsigned for a new one' }),
 );
 
-export const SIGNATURE_ERRORS = [signatureMissing, requestIdMissing, signatureMalformed, signatureBodyMismatch, signatureInvalid, challengeUnknown, challengeUsed, challengeExpired];
+export const walletSignatureRequired = defineError(
+  { status: 400, code: 'INVALID_INPUT', reason: 'WALLET_SIGNATURE_REQUIRED', description: 'Money leaves an embedded wallet only through a quote executed with the wallet’s signature' },
+  (field: string) => ({
+    message: 'An embedded wallet is moved only by a quote executed with its signature (POST /quotes, then /quotes/{id}/execute with Service-Wallet-Signature)',
+    details: { errors: [{ field, message: 'not available for an EMBEDDED_WALLET source' }] },
+  }),
+);
+
+export const SIGNATURE_ERRORS = [signatureMissing, requestIdMissing, signatureMalformed, signatureBodyMismatch, signatureInvalid, challengeUnknown, challengeUsed, challengeExpired, walletSignatureRequired];

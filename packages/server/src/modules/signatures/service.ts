@@ -19,6 +19,17 @@ export interface SignedAction {
   /** The internal accounts whose credentials may sign (a card's funding sources, a wallet). */
   accountIds: readonly string[];
   body: unknown;
+  /** Which of the accounts' sessions may sign (refresh: that session; revoking a credential: another one's). */
+  signers?: SignerRule;
+  /** The payload to sign when it is not the default canonical JSON (the OTP login's verification token). */
+  payload?: (requestId: string, expiresAt: Date) => Promise<string>;
+  /** The key that must sign the retry, instead of a session (the OTP login's client key). */
+  signerPublicKey?: string;
+}
+
+export interface SignerRule {
+  sessionId?: string;
+  exceptCredentialId?: string;
 }
 
 /**
@@ -26,7 +37,7 @@ export interface SignedAction {
  * authentication module provides the real one; until then no signature verifies outside the sandbox.
  */
 export interface SignatureVerifier {
-  verify(uow: UnitOfWork, input: { payloadToSign: string; signature: string; accountIds: readonly string[] }): Promise<'VALID' | 'INVALID' | 'MALFORMED'>;
+  verify(uow: UnitOfWork, input: { payloadToSign: string; signature: string; accountIds: readonly string[]; signers?: SignerRule | undefined; signerPublicKey?: string | undefined }): Promise<'VALID' | 'INVALID' | 'MALFORMED'>;
 }
 
 export const noWalletSessions: SignatureVerifier = {
@@ -52,19 +63,49 @@ export function createSignedRequestService({ sandbox, verifier = noWalletSession
       currentVerifier = next;
     },
 
+    /** What an issued challenge was for (action and subject), to route a multi-leg flow's signed retry. */
+    async pendingRequest(uow: UnitOfWork, requestId: string): Promise<{ action: string; subjectId: string } | undefined> {
+      const row = await uow.tx.selectFrom('signed_requests').select(['action', 'subject_id']).where('platform_id', '=', uow.platformId).where('id', '=', requestId).executeTakeFirst();
+      return row ? { action: row.action, subjectId: row.subject_id } : undefined;
+    },
+
+    /**
+     * Checks a signature over a payload the client already holds (a wallet quote's payloadToSign):
+     * no Request-Id, the payload itself names what it approves. Throws the 401 that applies.
+     */
+    async verifyPayload(uow: UnitOfWork, input: { payloadToSign: string; signature: string | undefined; accountIds: readonly string[] }): Promise<void> {
+      if (!input.signature) throw signatureMissing();
+      if (sandbox && SANDBOX_SIGNATURES.has(input.signature)) return;
+      const verdict = await currentVerifier.verify(uow, { payloadToSign: input.payloadToSign, signature: input.signature, accountIds: input.accountIds });
+      if (verdict === 'MALFORMED') throw signatureMalformed();
+      if (verdict !== 'VALID') throw signatureInvalid();
+    },
+
     /**
      * Returns the challenge to answer (as a SignatureRequired) when the call is unsigned, nothing
      * when the signed retry is good (the challenge is then spent), and throws a 401 otherwise.
      */
-    async authorize(uow: UnitOfWork, action: SignedAction, signed: WalletSignature): Promise<SignatureRequired | undefined> {
+    async authorize(uow: UnitOfWork, action: SignedAction, signed: WalletSignature, approved?: (request: { signerPublicKey: string | null }) => void): Promise<SignatureRequired | undefined> {
       const { signature, requestId } = signed;
       if (!signature && !requestId) {
         const id = newId('Request');
         const expiresAt = new Date(uow.now.getTime() + SIGNED_REQUEST_TTL_MS);
-        const payloadToSign = canonicalJson({ action: action.action, subjectId: action.subjectId, body: action.body ?? null, requestId: id, expiresAt: expiresAt.toISOString() });
+        const payloadToSign = action.payload
+          ? await action.payload(id, expiresAt)
+          : canonicalJson({ action: action.action, subjectId: action.subjectId, body: action.body ?? null, requestId: id, expiresAt: expiresAt.toISOString() });
         await uow.tx
           .insertInto('signed_requests')
-          .values({ id, platform_id: uow.platformId, action: action.action, subject_id: action.subjectId, body_hash: bodyHash(action), payload_to_sign: payloadToSign, expires_at: expiresAt, created_at: uow.now })
+          .values({
+            id,
+            platform_id: uow.platformId,
+            action: action.action,
+            subject_id: action.subjectId,
+            body_hash: bodyHash(action),
+            payload_to_sign: payloadToSign,
+            signer_public_key: action.signerPublicKey ?? null,
+            expires_at: expiresAt,
+            created_at: uow.now,
+          })
           .execute();
         return new SignatureRequired({ payloadToSign, requestId: id, expiresAt: expiresAt.toISOString() });
       }
@@ -85,10 +126,20 @@ export function createSignedRequestService({ sandbox, verifier = noWalletSession
       if (pending.expires_at.getTime() <= uow.now.getTime()) throw challengeExpired();
       if (pending.body_hash !== bodyHash(action)) throw signatureBodyMismatch();
 
-      const verdict = sandbox && SANDBOX_SIGNATURES.has(signature) ? 'VALID' : await currentVerifier.verify(uow, { payloadToSign: pending.payload_to_sign, signature, accountIds: action.accountIds });
+      const verdict =
+        sandbox && SANDBOX_SIGNATURES.has(signature)
+          ? 'VALID'
+          : await currentVerifier.verify(uow, {
+              payloadToSign: pending.payload_to_sign,
+              signature,
+              accountIds: action.accountIds,
+              signers: action.signers,
+              signerPublicKey: pending.signer_public_key ?? undefined,
+            });
       if (verdict === 'MALFORMED') throw signatureMalformed();
       if (verdict !== 'VALID') throw signatureInvalid();
       await uow.tx.updateTable('signed_requests').set({ used_at: uow.now }).where('id', '=', pending.id).execute();
+      approved?.({ signerPublicKey: pending.signer_public_key });
       return undefined;
     },
   };

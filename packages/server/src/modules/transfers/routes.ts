@@ -12,7 +12,10 @@ import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import { currencyMismatch } from '../../lib/currencies.js';
 
 const tags = ['Same-Currency Transfers'];
+import { walletSignatureRequired } from '../signatures/errors.js';
+
 const errors = [
+  walletSignatureRequired,
   internalAccountNotFound,
   externalAccountNotFound,
   customerNotReady,

@@ -1,3 +1,4 @@
+import { walletSignatureRequired } from '../signatures/errors.js';
 import type { AccountId, InternalAccountId } from '../../core/ids.js';
 import { hasPrefix } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
@@ -75,6 +76,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     // An external account's id where the internal account belongs is simply not found.
     const internal = await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
     refuseUnlessReady(internal.customer_id, internal.holder_status);
+    if (outgoing && internal.account_type === 'EMBEDDED_WALLET') throw walletSignatureRequired('source.accountId');
     if (request.amount !== undefined) await platforms.checkAmount(uow.tx, uow.platformId, internal.currency, request.amount, type);
 
     if (hasPrefix('InternalAccount', otherId)) {

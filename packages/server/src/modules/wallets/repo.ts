@@ -1,0 +1,65 @@
+import type { Selectable } from 'kysely';
+import type { AuthMethodId, InternalAccountId, PlatformId, SessionId } from '../../core/ids.js';
+import type { AuthCredentialsTable, AuthSessionsTable, Executor, Tx, WalletsTable } from '../../db/schema.js';
+import { internalAccountNotFound } from '../../ledger/errors.js';
+import { credentialNotFound, notAWallet } from './errors.js';
+import { invalidInput } from '../../core/errors.js';
+import { isUncompressedPublicKeyHex } from '../../crypto/p256.js';
+
+export type CredentialRow = Selectable<AuthCredentialsTable>;
+export type SessionRow = Selectable<AuthSessionsTable>;
+export type WalletRow = Selectable<WalletsTable>;
+
+/**
+ * The wallet behind an internal account of the platform: 404 when the platform has no such account,
+ * 400 when it is not an embedded wallet. `lock` takes the wallet row: changes to its credentials
+ * and sessions serialize on it.
+ */
+export async function loadWallet(executor: Executor, platformId: PlatformId, accountId: InternalAccountId, lock = false, field = 'accountId'): Promise<WalletRow> {
+  let query = executor.selectFrom('wallets').selectAll().where('platform_id', '=', platformId).where('account_id', '=', accountId);
+  if (lock) query = query.forUpdate();
+  const wallet = await query.executeTakeFirst();
+  if (wallet) return wallet;
+  const account = await executor.selectFrom('ledger_accounts').select('id').where('platform_id', '=', platformId).where('id', '=', accountId).where('purpose', 'in', ['CUSTOMER', 'PLATFORM']).executeTakeFirst();
+  if (!account) throw internalAccountNotFound();
+  throw notAWallet(field);
+}
+
+/** A live (not revoked) credential of the platform, or 404. */
+export async function loadCredential(executor: Executor, platformId: PlatformId, credentialId: AuthMethodId): Promise<CredentialRow> {
+  const row = await executor.selectFrom('auth_credentials').selectAll().where('platform_id', '=', platformId).where('id', '=', credentialId).where('revoked_at', 'is', null).executeTakeFirst();
+  if (!row) throw credentialNotFound();
+  return row;
+}
+
+export async function liveCredentials(executor: Executor, accountId: InternalAccountId): Promise<CredentialRow[]> {
+  return executor.selectFrom('auth_credentials').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null).orderBy('created_at').orderBy('id').execute();
+}
+
+/** A session that can still sign: not revoked, not expired, and its credential not revoked. */
+export async function activeSession(executor: Executor, platformId: PlatformId, sessionId: SessionId, now: Date): Promise<{ session: SessionRow; credential: CredentialRow } | undefined> {
+  const session = await executor
+    .selectFrom('auth_sessions')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (!session) return undefined;
+  const credential = await executor.selectFrom('auth_credentials').selectAll().where('id', '=', session.credential_id).where('revoked_at', 'is', null).executeTakeFirst();
+  return credential ? { session, credential } : undefined;
+}
+
+/** Ends a credential and every session it opened. */
+export async function revokeCredential(tx: Tx, credentialId: AuthMethodId, now: Date): Promise<void> {
+  await tx.updateTable('auth_credentials').set({ revoked_at: now, updated_at: now }).where('id', '=', credentialId).execute();
+  await tx.updateTable('auth_sessions').set({ revoked_at: now }).where('credential_id', '=', credentialId).where('revoked_at', 'is', null).execute();
+  await tx.updateTable('auth_challenges').set({ superseded_at: now }).where('credential_id', '=', credentialId).where('used_at', 'is', null).where('superseded_at', 'is', null).execute();
+}
+
+/** A clientPublicKey that is a point of the curve (the schema checks only its shape), or 400. */
+export function requireClientKey(value: string, field = 'clientPublicKey'): string {
+  if (!isUncompressedPublicKeyHex(value)) throw invalidInput([{ field, constraint: { pattern: '^04[0-9a-fA-F]{128}$' }, message: 'must be an uncompressed P-256 public key (a point of the curve), hex' }]);
+  return value.toLowerCase();
+}
