@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
-import { createTestApp, type TestApp } from './harness.js';
+import { createTestApp, errorOf, type TestApp } from './harness.js';
+import { CLIENT_KEY } from '../packages/server/src/modules/wallets/fixtures.js';
 
 /**
  * The sandbox wallet page as an end user uses it, in headless Chromium with a virtual WebAuthn
@@ -48,6 +49,12 @@ describe.skipIf(!haveChromium)(`the sandbox wallet page in headless Chromium (${
     await cdp.send('WebAuthn.enable');
     await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
     const errors: string[] = [];
+    // What the page sent its backend, to replay through the API afterwards.
+    const sent = new Map<string, unknown>();
+    page.on('request', (request) => {
+      const body = request.postData();
+      if (body && request.method() === 'POST') sent.set(new URL(request.url()).pathname.split('/').slice(-1)[0]!, JSON.parse(body) as unknown);
+    });
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
@@ -66,11 +73,30 @@ describe.skipIf(!haveChromium)(`the sandbox wallet page in headless Chromium (${
     expect(await status.textContent(), errors.join('\n')).toBe('Signed: privateEnabled is true');
     await context.close();
 
-    const credentials = await t.api<{ data: { type: string; credentialId?: string }[] }>(t.platform, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet)}`);
+    const credentials = await t.api<{ data: { id: string; type: string; credentialId?: string }[] }>(t.platform, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet)}`);
     expect(credentials.body.data.map((c) => c.type)).toEqual(['PASSKEY']);
     expect(credentials.body.data[0]!.credentialId).toMatch(/^[A-Za-z0-9_-]+$/);
     const sessions = await t.api<{ data: unknown[] }>(t.platform, 'GET', `/auth/sessions?accountId=${encodeURIComponent(wallet)}`);
     expect(sessions.body.data).toHaveLength(1);
+    // The same passkey again is refused; the assertion does not open a second session (single-use challenge).
+    const registration = sent.get('passkeys') as { nickname: string; challenge: string; attestation: unknown };
+    const again = await t.api(t.platform, 'POST', '/auth/credentials', { type: 'PASSKEY', accountId: wallet, ...registration });
+    expect(errorOf(again)).toBe('PASSKEY_CREDENTIAL_ALREADY_EXISTS');
+    const login = sent.get('verify') as { requestId: string; assertion: unknown };
+    const credentialId = credentials.body.data[0]!.id;
+    const replay = await t.api(t.platform, 'POST', `/auth/credentials/${credentialId}/verify`, { type: 'PASSKEY', assertion: login.assertion }, { 'request-id': login.requestId });
+    expect(errorOf(replay)).toBe('UNAUTHORIZED PASSKEY_CHALLENGE_INVALID');
+    expect(errorOf(await t.api(t.platform, 'POST', `/auth/credentials/${credentialId}/verify`, { type: 'PASSKEY', assertion: login.assertion }))).toBe('REQUEST_ID_MISSING');
+    // A fresh challenge answered with the old assertion (signed over another challenge) is refused.
+    await t.api(t.platform, 'POST', '/sandbox/clock/advance', { seconds: 31 });
+    const client = CLIENT_KEY;
+    const fresh = await t.api<{ requestId: string; challenge: string; credentialId: string }>(t.platform, 'POST', `/auth/credentials/${credentialId}/challenge`, { clientPublicKey: client });
+    expect(fresh.status, fresh.text).toBe(200);
+    expect(fresh.body.challenge).toMatch(/^[0-9a-f]{64}$/);
+    expect(fresh.body.credentialId).toBe(credentials.body.data[0]!.credentialId);
+    const wrong = await t.api(t.platform, 'POST', `/auth/credentials/${credentialId}/verify`, { type: 'PASSKEY', assertion: login.assertion }, { 'request-id': fresh.body.requestId });
+    expect(errorOf(wrong)).toBe('UNAUTHORIZED PASSKEY_ASSERTION_INVALID');
+
     const row = await t.database.db.selectFrom('wallets').select('private_enabled').where('account_id', '=', wallet as never).executeTakeFirstOrThrow();
     expect(row.private_enabled).toBe(true);
   });

@@ -4,6 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { createTestApp, errorOf, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { httpApi } from '../../../../../test/payments-fixtures.js';
 import type { SignedRequestChallenge } from '../../../../../test/wire-types.js';
 import { otpVerify, signedRetry, stamp, type Caller } from './client-flows.js';
 import { sandboxOidcToken } from './fixtures.js';
@@ -21,7 +22,7 @@ let p: TestPlatform;
 let signer: string;
 
 const caller: Caller = async (method, path, body, headers) => {
-  const res = await t.api(p, method, path, body, headers);
+  const res = await httpApi(t)(p, method, path, body, headers);
   if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status} ${res.text}`);
   return res;
 };
@@ -65,10 +66,10 @@ beforeAll(async () => {
     MONETA_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
     MONETA_SMS_URL: `http://127.0.0.1:${(sms.address() as AddressInfo).port}/messages`,
     MONETA_SMS_TOKEN: 'sms-gateway-token',
-  });
+  }, { listen: true });
   p = t.platform;
-  expect((await t.api(p, 'PATCH', '/config', { embeddedWalletConfig: { appName: 'Prod Wallet', otpLength: 6 } })).status).toBe(200);
-  signer = ((await t.api<{ publicKey: string }>(p, 'GET', '/auth/bundle-signing-key')).body).publicKey;
+  expect((await httpApi(t)(p, 'PATCH', '/config', { embeddedWalletConfig: { appName: 'Prod Wallet', otpLength: 6 } })).status).toBe(200);
+  signer = ((await httpApi(t)<{ publicKey: string }>(p, 'GET', '/auth/bundle-signing-key')).body).publicKey;
 });
 afterAll(async () => {
   await t?.close();
@@ -78,12 +79,12 @@ afterAll(async () => {
 
 describe('embedded-wallet codes in production', () => {
   it('emails a random code over SMTP and texts one through the SMS gateway; the sandbox code and signature do not work', async () => {
-    const customer = await t.api<{ id: string }>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-holder', region: 'US', email: 'holder@prod.test', phoneNumber: '+15555550199', fullName: 'Prod Holder' });
+    const customer = await httpApi(t)<{ id: string }>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-holder', region: 'US', email: 'holder@prod.test', phoneNumber: '+15555550199', fullName: 'Prod Holder' });
     expect(customer.status, customer.text).toBe(201);
-    const wallet = (await t.api<{ data: { id: string }[] }>(p, 'GET', `/internal-account?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`)).body.data[0]!.id;
-    const credentialId = (await t.api<{ data: { id: string }[] }>(p, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet)}`)).body.data[0]!.id;
+    const wallet = (await httpApi(t)<{ data: { id: string }[] }>(p, 'GET', `/internal-account?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`)).body.data[0]!.id;
+    const credentialId = (await httpApi(t)<{ data: { id: string }[] }>(p, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet)}`)).body.data[0]!.id;
 
-    const challenged = await t.api<{ otpEncryptionTargetBundle: string }>(p, 'POST', `/auth/credentials/${credentialId}/challenge`, {});
+    const challenged = await httpApi(t)<{ otpEncryptionTargetBundle: string }>(p, 'POST', `/auth/credentials/${credentialId}/challenge`, {});
     expect(challenged.status, challenged.text).toBe(200);
     expect(mails).toHaveLength(1);
     expect(mails[0]).toContain('holder@prod.test');
@@ -92,17 +93,17 @@ describe('embedded-wallet codes in production', () => {
     // The sandbox's code is not this installation's.
     if (code !== '000000') {
       const key = generateP256KeyPair();
-      const sandboxCode = await t.api(p, 'POST', `/auth/credentials/${credentialId}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtpCodeToBundle('000000', challenged.body.otpEncryptionTargetBundle, key.publicKey, signer) });
+      const sandboxCode = await httpApi(t)(p, 'POST', `/auth/credentials/${credentialId}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtpCodeToBundle('000000', challenged.body.otpEncryptionTargetBundle, key.publicKey, signer) });
       expect(errorOf(sandboxCode)).toBe('UNAUTHORIZED OTP_INVALID');
     }
     const session = await otpVerify(caller, credentialId, challenged.body.otpEncryptionTargetBundle, signer, { code });
 
     // A wallet action: the sandbox signature is refused, a real stamp works.
-    const first = await t.api<SignedRequestChallenge>(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true });
+    const first = await httpApi(t)<SignedRequestChallenge>(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true });
     expect(first.status).toBe(202);
-    const sandboxSigned = await t.api(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true }, { 'service-wallet-signature': 'sandbox-valid-signature', 'request-id': first.body.requestId });
+    const sandboxSigned = await httpApi(t)(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true }, { 'service-wallet-signature': 'sandbox-valid-signature', 'request-id': first.body.requestId });
     expect(sandboxSigned.status).toBe(401);
-    const signed = await t.api(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true }, { 'service-wallet-signature': await stamp(session, first.body.payloadToSign), 'request-id': first.body.requestId });
+    const signed = await httpApi(t)(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true }, { 'service-wallet-signature': await stamp(session, first.body.payloadToSign), 'request-id': first.body.requestId });
     expect(signed.status, signed.text).toBe(200);
 
     // An SMS credential: added with the session's signature, its code texted to the customer's phone.
@@ -119,20 +120,20 @@ describe('embedded-wallet codes in production', () => {
     expect(smsSession.sessionId).toMatch(/^Session:/);
 
     // Unsigned OIDC tokens of unconfigured issuers are a sandbox shortcut only.
-    const oauth = await t.api(p, 'POST', '/auth/credentials', { type: 'OAUTH', accountId: wallet, oidcToken: sandboxOidcToken('someone', Math.floor(Date.now() / 1000)) });
+    const oauth = await httpApi(t)(p, 'POST', '/auth/credentials', { type: 'OAUTH', accountId: wallet, oidcToken: sandboxOidcToken('someone', Math.floor(Date.now() / 1000)) });
     expect(errorOf(oauth)).toBe('UNAUTHORIZED OIDC_TOKEN_INVALID');
   });
 
   it('a code that cannot be delivered leaves nothing behind and says so (500 OTP_DELIVERY_FAILED)', async () => {
-    const customer = await t.api<{ id: string }>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-holder-2', region: 'US', email: 'second@prod.test', fullName: 'Second Holder' });
-    const wallet = (await t.api<{ data: { id: string }[] }>(p, 'GET', `/internal-account?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`)).body.data[0]!.id;
-    const credentialId = (await t.api<{ data: { id: string }[] }>(p, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet)}`)).body.data[0]!.id;
+    const customer = await httpApi(t)<{ id: string }>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'prod-holder-2', region: 'US', email: 'second@prod.test', fullName: 'Second Holder' });
+    const wallet = (await httpApi(t)<{ data: { id: string }[] }>(p, 'GET', `/internal-account?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`)).body.data[0]!.id;
+    const credentialId = (await httpApi(t)<{ data: { id: string }[] }>(p, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet)}`)).body.data[0]!.id;
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
-    const failed = await t.api(p, 'POST', `/auth/credentials/${credentialId}/challenge`, {});
+    const failed = await httpApi(t)(p, 'POST', `/auth/credentials/${credentialId}/challenge`, {});
     expect(failed.status).toBe(500);
     expect(errorOf(failed)).toBe('INTERNAL_ERROR OTP_DELIVERY_FAILED');
     expect(failed.text).not.toMatch(/[0-9]{6}/);
     // Not counted as an issuance: asking again is not rate limited (it fails again only because SMTP is down).
-    expect(errorOf(await t.api(p, 'POST', `/auth/credentials/${credentialId}/challenge`, {}))).toBe('INTERNAL_ERROR OTP_DELIVERY_FAILED');
+    expect(errorOf(await httpApi(t)(p, 'POST', `/auth/credentials/${credentialId}/challenge`, {}))).toBe('INTERNAL_ERROR OTP_DELIVERY_FAILED');
   });
 });

@@ -5,6 +5,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateP256KeyPair } from '@turnkey/crypto';
 import { createTestApp, errorOf, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { httpApi } from '../../../../../test/payments-fixtures.js';
 import type { SignedRequestChallenge } from '../../../../../test/wire-types.js';
 import { openSessionKey, otpLogin, signedRetry, stamp, type Caller } from './client-flows.js';
 
@@ -17,13 +18,13 @@ let privateKey: CryptoKey;
 const AUDIENCE = 'moneta-wallet-client';
 
 const caller: Caller = async (method, path, body, headers) => {
-  const res = await t.api(p, method, path, body, headers);
+  const res = await httpApi(t)(p, method, path, body, headers);
   if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status} ${res.text}`);
   return res;
 };
 
 async function platformNow(): Promise<number> {
-  const { now } = (await t.api<{ now: string }>(p, 'GET', '/sandbox/clock')).body;
+  const { now } = (await httpApi(t)<{ now: string }>(p, 'GET', '/sandbox/clock')).body;
   return Math.floor(Date.parse(now) / 1000);
 }
 
@@ -52,9 +53,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}`;
-  t = await createTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  t = await createTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }, { listen: true });
   p = t.platform;
-  const configured = await t.api(p, 'PATCH', '/config', { embeddedWalletConfig: { oidcIssuers: [{ issuer, audiences: [AUDIENCE] }] } });
+  const configured = await httpApi(t)(p, 'PATCH', '/config', { embeddedWalletConfig: { oidcIssuers: [{ issuer, audiences: [AUDIENCE] }] } });
   expect(configured.status, configured.text).toBe(200);
 });
 afterAll(async () => {
@@ -64,13 +65,13 @@ afterAll(async () => {
 
 describe('OAUTH credentials', () => {
   it('registers with a signed ID token, signs in with a fresh one bound to the client key, and refuses every bad token', async () => {
-    const customer = await t.api<{ id: string }>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'oidc-holder', region: 'US', email: 'oidc@wallet.test', fullName: 'Oidc Holder' });
-    const wallet = (await t.api<{ data: { id: string }[] }>(p, 'GET', `/internal-account?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`)).body.data[0]!.id;
-    const emailCredential = (await t.api<{ data: { id: string }[] }>(p, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet)}`)).body.data[0]!.id;
+    const customer = await httpApi(t)<{ id: string }>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'oidc-holder', region: 'US', email: 'oidc@wallet.test', fullName: 'Oidc Holder' });
+    const wallet = (await httpApi(t)<{ data: { id: string }[] }>(p, 'GET', `/internal-account?customerId=${encodeURIComponent(customer.body.id)}&type=EMBEDDED_WALLET`)).body.data[0]!.id;
+    const emailCredential = (await httpApi(t)<{ data: { id: string }[] }>(p, 'GET', `/auth/credentials?accountId=${encodeURIComponent(wallet)}`)).body.data[0]!.id;
     const emailSession = await otpLogin(caller, emailCredential);
 
     const body = { type: 'OAUTH', accountId: wallet, oidcToken: await idToken({}) };
-    const first = await t.api<SignedRequestChallenge>(p, 'POST', '/auth/credentials', body);
+    const first = await httpApi(t)<SignedRequestChallenge>(p, 'POST', '/auth/credentials', body);
     expect(first.status, first.text).toBe(202);
     const created = await signedRetry(caller, emailSession, 'POST', '/auth/credentials', body, first);
     const oauth = created.body as { id: string; nickname: string; type: string };
@@ -78,13 +79,13 @@ describe('OAUTH credentials', () => {
     expect(oauth.nickname).toBe('oidc.user@example.test');
 
     const client = generateP256KeyPair();
-    const login = async (token: string, clientPublicKey = client.publicKeyUncompressed) => t.api<{ id: string; encryptedSessionSigningKey: string }>(p, 'POST', `/auth/credentials/${oauth.id}/verify`, { type: 'OAUTH', oidcToken: token, clientPublicKey });
+    const login = async (token: string, clientPublicKey = client.publicKeyUncompressed) => httpApi(t)<{ id: string; encryptedSessionSigningKey: string }>(p, 'POST', `/auth/credentials/${oauth.id}/verify`, { type: 'OAUTH', oidcToken: token, clientPublicKey });
     const good = await idToken({ nonce: nonceFor(client.publicKeyUncompressed) });
     const session = await login(good);
     expect(session.status, session.text).toBe(200);
     const key = openSessionKey(session.body.encryptedSessionSigningKey, client.privateKey);
-    const patch = await t.api<SignedRequestChallenge>(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true });
-    expect((await t.api(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true }, { 'service-wallet-signature': await stamp(key, patch.body.payloadToSign), 'request-id': patch.body.requestId })).status).toBe(200);
+    const patch = await httpApi(t)<SignedRequestChallenge>(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true });
+    expect((await httpApi(t)(p, 'PATCH', `/internal-accounts/${wallet}`, { privateEnabled: true }, { 'service-wallet-signature': await stamp(key, patch.body.payloadToSign), 'request-id': patch.body.requestId })).status).toBe(200);
 
     const { privateKey: otherKey } = await generateKeyPair('ES256');
     const refusals: [string, string][] = [
@@ -102,7 +103,7 @@ describe('OAUTH credentials', () => {
     }
     // A token older than 60 seconds is stale, by the platform's clock.
     const stale = await idToken({ nonce: nonceFor(client.publicKeyUncompressed) });
-    expect((await t.api(p, 'POST', '/sandbox/clock/advance', { seconds: 61 })).status).toBe(200);
+    expect((await httpApi(t)(p, 'POST', '/sandbox/clock/advance', { seconds: 61 })).status).toBe(200);
     expect(((await login(stale)).body as unknown as { details: { check: string } }).details.check).toBe('NOT_FRESH');
   });
 });

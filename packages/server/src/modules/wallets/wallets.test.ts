@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptExportBundle, encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { createTestApp, errorOf, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
+import { httpApi } from '../../../../../test/payments-fixtures.js';
 import type { SignedRequestChallenge } from '../../../../../test/wire-types.js';
 import { clabeEndingWith, mexicanBeneficiary, usBankAccount } from '../external-accounts/fixtures.js';
 import { openSessionKey, otpLogin, otpVerify, signedRetry, stamp, type Caller } from './client-flows.js';
@@ -8,6 +9,8 @@ import { openSessionKey, otpLogin, otpVerify, signedRetry, stamp, type Caller } 
 let t: TestApp;
 let p: TestPlatform;
 let signer: string;
+/** Every call over real HTTP (loopback). */
+let http: ReturnType<typeof httpApi>;
 
 interface AuthMethod {
   id: string;
@@ -24,14 +27,14 @@ interface AuthSession extends AuthMethod {
 
 function caller(platform: TestPlatform): Caller {
   return async (method, path, body, headers) => {
-    const res = await t.api(platform, method, path, body, headers);
+    const res = await http(platform, method, path, body, headers);
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status} ${res.text}`);
     return res;
   };
 }
 
 async function api<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>> {
-  return t.api<T>(p, method, path, body, headers);
+  return http<T>(p, method, path, body, headers);
 }
 
 let seq = 0;
@@ -67,8 +70,9 @@ async function privateEnabled(walletId: string): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  t = await createTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }, { listen: true });
   p = t.platform;
+  http = httpApi(t);
   const config = await api('PATCH', '/config', { embeddedWalletConfig: { appName: 'Test Wallet' } });
   expect(config.status, config.text).toBe(200);
   signer = ((await api<{ publicKey: string }>('GET', '/auth/bundle-signing-key')).body).publicKey;
@@ -128,6 +132,19 @@ describe('embedded wallets', () => {
     // Even the right code no longer opens this issuance.
     const late = await api('POST', `/auth/credentials/${holder.credentialId}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtpCodeToBundle('000000', fresh, key.publicKey, signer) });
     expect(errorOf(late)).toBe('RATE_LIMITED');
+  });
+
+  it('a new code supersedes the previous one: the old bundle no longer opens, even with the right code', async () => {
+    const holder = await walletHolder();
+    const old = (await api<AuthMethod>('POST', `/auth/credentials/${holder.credentialId}/challenge`, {})).body.otpEncryptionTargetBundle!;
+    await advance(31);
+    const fresh = (await api<AuthMethod>('POST', `/auth/credentials/${holder.credentialId}/challenge`, {})).body.otpEncryptionTargetBundle!;
+    expect(fresh).not.toBe(old);
+    const key = generateP256KeyPair();
+    const stale = await api('POST', `/auth/credentials/${holder.credentialId}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtpCodeToBundle('000000', old, key.publicKey, signer) });
+    expect(errorOf(stale)).toBe('UNAUTHORIZED OTP_INVALID');
+    const current = await api('POST', `/auth/credentials/${holder.credentialId}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: await encryptOtpCodeToBundle('000000', fresh, key.publicKey, signer) });
+    expect(current.status).toBe(202);
   });
 
   it('re-issuing a challenge faster than every 30 seconds is 429 with Retry-After; an expired code is refused', async () => {
@@ -300,17 +317,17 @@ describe('embedded wallets', () => {
   });
 
   it('a card spends a wallet only through an ACTIVE delegated key, granted in three signed legs, within its limit; revoked, it spends nothing', async () => {
-    const holder = await walletHolder();
+    const holder = await walletHolder({}, 'USD'); // the platform's wallets are in USD since the quote test
     const session = await otpLogin(caller(p), holder.credentialId);
     expect((await api('POST', `/sandbox/internal-accounts/${holder.walletId}/fund`, { amount: 100_000 })).status).toBe(200);
     const card = await api<{ id: string }>('POST', '/cards', { cardholderId: holder.customerId, form: 'VIRTUAL', fundingSources: [holder.walletId] });
     expect(card.status, card.text).toBe(201);
     await t.container.jobs.runDue();
-    const spend = (amount: number) => api<{ status?: string; declineReason?: string; code?: string }>('POST', `/sandbox/cards/${card.body.id}/simulate/authorization`, { amount, currency: { code: 'USDB' }, merchant: { descriptor: 'WALLET SHOP', mcc: '5814', country: 'US' } });
+    const spend = (amount: number) => api<{ status?: string; declineReason?: string; code?: string }>('POST', `/sandbox/cards/${card.body.id}/simulate/authorization`, { amount, currency: { code: 'USD' }, merchant: { descriptor: 'WALLET SHOP', mcc: '5814', country: 'US' } });
     const before = await spend(1_000);
     expect(before.text).not.toContain('"AUTHORIZED"');
 
-    const body = { cardId: card.body.id, internalAccountId: holder.walletId, nickname: 'Card spending', spendingLimits: [{ currencyCode: 'USDB', maxPerTransaction: 5_000 }] };
+    const body = { cardId: card.body.id, internalAccountId: holder.walletId, nickname: 'Card spending', spendingLimits: [{ currencyCode: 'USD', maxPerTransaction: 5_000 }] };
     const first = await api<SignedRequestChallenge>('POST', '/auth/delegated-keys', body);
     expect(first.status, first.text).toBe(202);
     const pending = await api<{ data: { status: string }[] }>('GET', `/auth/delegated-keys?accountId=${encodeURIComponent(holder.walletId)}`);
