@@ -142,9 +142,11 @@ describe('idempotency: every POST, PATCH and DELETE of every module honours Idem
       const body = route.hasBody ? validBody(t, route, ids) : undefined;
       const key = `sweep-${Math.random().toString(36).slice(2)}`;
       let first = await t.api(t.platform, route.method, path, body, { 'idempotency-key': key });
-      const challenge = first.body as { payloadToSign?: string; requestId?: string } | undefined;
-      if (first.status === 202 && challenge?.payloadToSign && challenge.requestId) {
-        // A signed action: its challenge is not kept under the key; the signed retry's answer is.
+      // A signed action: its challenge is not kept under the key; the signed retry's answer is. A
+      // multi-leg one (a delegated key) answers a new challenge to each signed leg until the last.
+      for (let leg = 0; leg < 3; leg++) {
+        const challenge = first.body as { payloadToSign?: string; requestId?: string } | undefined;
+        if (!(first.status === 202 && challenge?.payloadToSign && challenge.requestId)) break;
         first = await t.api(t.platform, route.method, path, body, { 'idempotency-key': key, 'service-wallet-signature': 'sandbox-valid-signature', 'request-id': challenge.requestId });
       }
       expect(first.status, `${routeKey(route)}: ${first.text}`).toBeLessThan(300);
