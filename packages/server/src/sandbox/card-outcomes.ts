@@ -4,12 +4,22 @@ import type { Provisioning } from '../providers/card-issuer.js';
 export const SANDBOX_SLOW_CARD_MS = 30_000;
 
 /**
+ * The three characters an outcome is keyed on. A platform's own id counts by its last three; one of
+ * our random ids (the cardholder's, when platformCardId is left out) only in the crafted form
+ * `…-000000000NNN`, or one card in a thousand would stay PROCESSING or be rejected by chance.
+ */
+function outcomeSuffix(key: string): string {
+  if (!/^[A-Za-z]+:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key)) return key.slice(-3);
+  return /-0{9}[0-9]{3}$/.test(key) ? key.slice(-3) : '';
+}
+
+/**
  * Provisioning by the last three characters of `platformCardId` (the reference's table): 001 stays
  * PROCESSING, 002 is rejected by the issuer (CLOSED, ISSUER_REJECTED), 005 activates after about
  * 30 s, anything else activates at once.
  */
 export function sandboxProvisioning(platformCardId: string): Provisioning {
-  switch (platformCardId.slice(-3)) {
+  switch (outcomeSuffix(platformCardId)) {
     case '001':
       return { outcome: 'PENDING' };
     case '002':
@@ -21,10 +31,13 @@ export function sandboxProvisioning(platformCardId: string): Provisioning {
   }
 }
 
-/** Funding sources whose id ends 002 or 003 are ineligible; any other is accepted. */
+/**
+ * Funding sources whose id ends `000000000002` or `000000000003` (the reference's example-id shape,
+ * suffix 002 and 003) are ineligible; any other is accepted. Not the last three characters alone:
+ * ids are random, so one in two thousand accounts would be refused by chance.
+ */
 export function sandboxFundingSourceEligible(accountId: string): boolean {
-  const suffix = accountId.slice(-3);
-  return suffix !== '002' && suffix !== '003';
+  return !/-0{9}00[23]$/.test(accountId);
 }
 
 /** What the card network does with an authorization, by the merchant descriptor's last three characters. */

@@ -126,9 +126,9 @@ describe('issuing', () => {
     const mixed = await api(p, 'POST', '/cards', { cardholderId: both.customerId, form: 'VIRTUAL', fundingSources: accounts.map((a) => a.id) });
     expect((mixed.body as { details: { because: string } }).details.because).toBe('CURRENCIES_DIFFER');
 
-    // The sandbox issuer refuses funding sources whose id ends 002 or 003.
+    // The sandbox issuer refuses funding sources whose id ends 000000000002 or 000000000003.
     const usdb = accounts.find((a) => a.balance.currency.code === 'USDB')!;
-    const crafted = `${usdb.id.slice(0, -3)}002`;
+    const crafted = `${usdb.id.slice(0, -12)}000000000002`;
     await sql`UPDATE ledger_accounts SET id = ${crafted} WHERE id = ${usdb.id}`.execute(t.database.db);
     const refused = await api(p, 'POST', '/cards', { cardholderId: both.customerId, form: 'VIRTUAL', fundingSources: [crafted] });
     expect(errorOf(refused)).toBe('FUNDING_SOURCE_INELIGIBLE');
