@@ -96,6 +96,10 @@ describe.skipIf(!haveChromium)(`the sandbox wallet page in headless Chromium (${
     expect(fresh.body.credentialId).toBe(credentials.body.data[0]!.credentialId);
     const wrong = await t.api(t.platform, 'POST', `/auth/credentials/${credentialId}/verify`, { type: 'PASSKEY', assertion: login.assertion }, { 'request-id': fresh.body.requestId });
     expect(errorOf(wrong)).toBe('UNAUTHORIZED PASSKEY_ASSERTION_INVALID');
+    // Past its expiresAt (5 minutes, by the platform's clock) the challenge itself is gone.
+    await t.api(t.platform, 'POST', '/sandbox/clock/advance', { seconds: 301 });
+    const late = await t.api(t.platform, 'POST', `/auth/credentials/${credentialId}/verify`, { type: 'PASSKEY', assertion: login.assertion }, { 'request-id': fresh.body.requestId });
+    expect(errorOf(late)).toBe('UNAUTHORIZED PASSKEY_CHALLENGE_INVALID');
 
     const row = await t.database.db.selectFrom('wallets').select('private_enabled').where('account_id', '=', wallet as never).executeTakeFirstOrThrow();
     expect(row.private_enabled).toBe(true);

@@ -188,6 +188,11 @@ describe('embedded wallets', () => {
     expect((await api('PATCH', path, body, { 'service-wallet-signature': good, 'request-id': first.body.requestId })).status).toBe(200);
     // A replay of the same signed retry.
     expect(errorOf(await api('PATCH', path, body, { 'service-wallet-signature': good, 'request-id': first.body.requestId }))).toBe('WALLET_SIGNATURE_INVALID REQUEST_USED');
+    // A challenge answered after its 5 minutes is refused, even by a live session.
+    const slow = await api<SignedRequestChallenge>('PATCH', path, { privateEnabled: false });
+    await advance(301);
+    expect(errorOf(await api('PATCH', path, { privateEnabled: false }, { 'service-wallet-signature': await stamp(session, slow.body.payloadToSign), 'request-id': slow.body.requestId }))).toBe('WALLET_SIGNATURE_INVALID REQUEST_EXPIRED');
+    expect(await privateEnabled(holder.walletId)).toBe(true);
     // Once the session has expired (15 minutes), its key signs nothing.
     await advance(15 * 60 + 1);
     const later = await api<SignedRequestChallenge>('PATCH', path, { privateEnabled: false });
