@@ -6,6 +6,7 @@ import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import { createTestApp, errorOf, expectErrorShape, type ApiResponse, type TestApp } from './harness.js';
 import { agentRoutes, authenticatedRoutes, bodyFields, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody, type Ids } from './route-fixtures.js';
 import type { ApiError } from './wire-types.js';
+import { policy as agentPolicy } from '../packages/server/src/modules/agents/fixtures.js';
 
 /**
  * Whatever a caller sends, the answer is a 4xx in the spec's error shape (never a 5xx), and a
@@ -199,6 +200,16 @@ describe('every route that takes a body refuses bad input cleanly', () => {
     const path = () => fillPath(t, route, ids);
     /** The caller's credentials: the platform's by default, the fixture agent's token on agent routes. */
     const as = () => (route.agent ? { headers: { authorization: ids.get('AgentToken')! } } : {});
+
+    // A generated body that happens to be valid may have paused the fixture agent or narrowed its
+    // policy (PATCH /agents/{id}, its policy): agent routes start from the fixture's agent again.
+    beforeEach(async () => {
+      if (!route.agent) return;
+      const agent = `/agents/${ids.get('Agent')!}`;
+      expect((await t.api(t.platform, 'PATCH', agent, { isPaused: false })).status).toBe(200);
+      expect((await t.api(t.platform, 'PATCH', `${agent}/policy`, agentPolicy)).status).toBe(200);
+      lastFingerprint = undefined;
+    });
 
     it('answers arbitrary JSON with a 4xx in the error shape and writes nothing', async () => {
       await fc.assert(
