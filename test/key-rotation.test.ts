@@ -104,7 +104,7 @@ describe('rotating the encryption key of a running installation', () => {
 
     const rotating = await createTestApp({}, { encryptionKey: { current: keyB, previous: [keyA] }, database: before.database });
     apps.push(rotating);
-    const resealed = await resealWalletData(rotating.database.db, rotating.container.sealer, rotating.container.wallets.keys, new Date());
+    const resealed = await resealWalletData(rotating.database.db, rotating.container.sealer, rotating.container.wallets, new Date());
     expect(resealed.wallets).toBe(1);
     expect(resealed.serviceKeys).toBe(1);
 

@@ -270,7 +270,7 @@ function buildProgram(): Command {
         const { resealInfrastructure } = await import('./db/reseal.js');
         const cards = await services.cards.resealCardData((done) => process.stderr.write(`moneta: re-sealed ${done} cards\n`));
         const { resealWalletData } = await import('./modules/wallets/reseal.js');
-        const wallets = await resealWalletData(database.db, services.sealer, services.wallets.keys, new Date());
+        const wallets = await resealWalletData(database.db, services.sealer, services.wallets, new Date());
         return { cards, ...wallets, ...(await resealInfrastructure(database.db, services.sealer)) };
       }),
     );

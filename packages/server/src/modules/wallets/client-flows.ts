@@ -55,4 +55,3 @@ export function openSessionKey(encryptedSessionSigningKey: string, clientPrivate
   return { privateKey, publicKey: uint8ArrayToHexString(getPublicKey(privateKey, true)) };
 }
 
-export { generateP256KeyPair };

@@ -1,15 +1,21 @@
 import type { InternalAccountId } from '../../core/ids.js';
 import type { Db } from '../../db/schema.js';
 import type { Sealer } from '../../lib/sealed.js';
+import type { DelegatedKeyService } from './delegated-keys.js';
 import type { BundleSigningKeys } from './keys.js';
 import { targetContext } from './otp.js';
 import { secretContext } from './wallet-accounts.js';
 
 /**
  * Re-seals, with the current encryption key, what the wallet module keeps sealed: wallet secrets,
- * the bundle-signing key and the target keys of OTP codes still open.
+ * the bundle-signing key, delegated keys and the target keys of OTP codes still open.
  */
-export async function resealWalletData(db: Db, sealer: Sealer, keys: BundleSigningKeys, now: Date): Promise<{ wallets: number; serviceKeys: number; otpTargets: number }> {
+export async function resealWalletData(
+  db: Db,
+  sealer: Sealer,
+  { keys, delegatedKeys }: { keys: BundleSigningKeys; delegatedKeys: DelegatedKeyService },
+  now: Date,
+): Promise<{ wallets: number; serviceKeys: number; delegatedKeys: number; otpTargets: number }> {
   let wallets = 0;
   let after = '';
   for (;;) {
@@ -31,5 +37,5 @@ export async function resealWalletData(db: Db, sealer: Sealer, keys: BundleSigni
   }
   // Spent or expired codes' target keys are of no further use: dropped rather than re-sealed.
   await db.updateTable('auth_challenges').set({ target_private_sealed: null }).where('target_private_sealed', 'is not', null).where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now)])).execute();
-  return { wallets, serviceKeys: await keys.reseal(), otpTargets };
+  return { wallets, serviceKeys: await keys.reseal(), delegatedKeys: await delegatedKeys.reseal(), otpTargets };
 }
