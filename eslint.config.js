@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * type information from tsconfig.json. `npm run lint`; CI runs it after the typecheck.
  */
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'packages/client/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,3 +1,8 @@
+export { API_VERSION, apiBaseUrl, createMonetaClient, type MonetaClient, type MonetaClientOptions } from './client.js';
+export { isMonetaApiError, MonetaApiError, type ApiErrorCode, type FieldError, type OperationErrorCode } from './errors.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+export type { components, paths } from './generated/schema.js';
+export * from './wallet/index.js';
 export {
   parseWebhookEvent,
   verifyWebhookSignature,
