@@ -9,6 +9,9 @@
  * `GET /livez` route measured in the same run against the same server (HTTP, routing and
  * serialization, no auth, no database).
  *
+ * The client scenario reads the same customer through `@moneta/client` from closed loops in this
+ * process, beside the same request with bare `fetch` (the SDK's own cost).
+ *
  * Money scenarios (sandbox funding and transfer-out, each on one hot account and spread round-robin
  * over BENCH_SPREAD_ACCOUNTS accounts) are compared with the same money move written by hand as one
  * SQL transaction and driven through the same driver in the same run, with as many concurrent loops
@@ -64,6 +67,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { createMonetaClient } from '../packages/client/src/index.js';
 import { verify as ecVerify } from 'node:crypto';
 import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { createStamp, parseStamp, verifyStampSignature } from '../packages/server/src/crypto/stamp.js';
@@ -850,6 +854,24 @@ function percentile(sorted: number[], p: number): number {
  * wait for the one connection, and for a connection from the pool.
  */
 async function measureRaw(label: string, scenario: string, pool: RawPool, move: (client: RawClient) => Promise<void>): Promise<Measurement> {
+  return measureLoops(label, scenario, 'tx/s', async () => {
+    const client = await pool.connect();
+    try {
+      await move(client);
+    } catch (error) {
+      await client.query('ROLLBACK', []).catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  });
+}
+
+/**
+ * Runs `operation` from CONNECTIONS closed loops for MONEY_SECONDS (after the warm-up), timing each
+ * from the moment the loop was ready for it to its end; failures are counted, not timed.
+ */
+async function measureLoops(label: string, scenario: string, unit: string, operation: () => Promise<void>): Promise<Measurement> {
   checkInterrupted();
   progress(`[${label}] ${scenario}: ${WARMUP_SECONDS ? `${WARMUP_SECONDS} s warm-up, then ` : ''}${MONEY_SECONDS} s with ${CONNECTIONS} concurrent loops`);
   let lastError: unknown;
@@ -861,19 +883,13 @@ async function measureRaw(label: string, scenario: string, pool: RawPool, move: 
       while (!stopping && performance.now() < deadline) {
         const started = performance.now();
         await nextMacrotask();
-        const client = await pool.connect();
-        let ok = false;
         try {
-          await move(client);
-          ok = true;
+          await operation();
+          latencies?.push(performance.now() - started);
         } catch (error) {
           failures++;
           lastError = error;
-          await client.query('ROLLBACK', []).catch(() => undefined);
-        } finally {
-          client.release();
         }
-        if (ok) latencies?.push(performance.now() - started);
       }
     };
     await Promise.all(Array.from({ length: CONNECTIONS }, loop));
@@ -895,7 +911,7 @@ async function measureRaw(label: string, scenario: string, pool: RawPool, move: 
     fractional: true,
   };
   const failed = failures ? `, ${failures} FAILED (last: ${lastError instanceof Error ? lastError.message : String(lastError)})` : '';
-  progress(`[${label}] ${scenario}: ${Math.round(result.reqPerSec)} tx/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms${failed}`);
+  progress(`[${label}] ${scenario}: ${Math.round(result.reqPerSec)} ${unit}, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms${failed}`);
   return result;
 }
 
@@ -1067,7 +1083,27 @@ async function benchCustomers(label: string, server: Server, livez: Measurement)
     headers: { authorization: server.authorization },
   });
 
-  return [{ ...create, ceiling: livez }, { ...read, ceiling: livez }];
+  return [{ ...create, ceiling: livez }, { ...read, ceiling: livez }, ...(await benchClient(label, server, customer.id))];
+}
+
+/**
+ * The typed client's own cost: `GET /customers/{id}` through `@moneta/client` (openapi-fetch, its
+ * middlewares, the retrying fetch, error mapping) beside the same request with bare `fetch`, both
+ * from closed loops in this process.
+ */
+async function benchClient(label: string, server: Server, customerId: string): Promise<Row[]> {
+  const [tokenId, clientSecret] = Buffer.from(server.authorization.slice('Basic '.length), 'base64').toString('utf8').split(':') as [string, string];
+  const moneta = createMonetaClient({ baseUrl: server.base, tokenId, clientSecret, retry: { maxRetries: 0 } });
+  const url = `${server.base}${API}/customers/${encodeURIComponent(customerId)}`;
+  const bare = await measureLoops(label, `bare fetch GET ${API}/customers/{id}`, 'req/s', async () => {
+    const response = await fetch(url, { headers: { authorization: server.authorization } });
+    if (response.status !== 200) throw new Error(`status ${response.status}`);
+    await response.json();
+  });
+  const sdk = await measureLoops(label, `@moneta/client GET /customers/{id}`, 'req/s', async () => {
+    await moneta.GET('/customers/{customerId}', { params: { path: { customerId } } });
+  });
+  return [{ ...sdk, ceiling: bare }, bare];
 }
 
 /** How a wait for the server's job runner is reported: what it waited for, in what state, and what the jobs did. */
