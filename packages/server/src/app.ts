@@ -26,7 +26,7 @@ const CHANGING_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /**
  * The HTTP app: the container's modules' routes under the version prefix behind API credentials,
- * their sandbox routes in sandbox mode, their hosted pages, health and the API reference.
+ * their sandbox routes in sandbox mode, their hosted pages and site pages, health and the API reference.
  */
 export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; container: Container; routes: RouteTable }> {
   const { config } = deps;
@@ -129,6 +129,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
     },
     { prefix: '/hosted' },
   );
+
+  // Pages at the root (the dashboard): static shells that read everything from the API above.
+  await app.register(async (site) => {
+    for (const module of container.modules) await module.sitePages?.(site, container);
+  });
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   await app.register(scalar, {

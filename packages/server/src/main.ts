@@ -17,6 +17,7 @@ function banner(config: Config, address: string, databaseKind: string, credentia
   say(`  Database    ${databaseKind === 'pglite' ? `embedded PGlite in ${join(config.dataDir, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`);
   say(`  Reference   ${base}/reference   (OpenAPI: ${base}/openapi.json)`);
   say(`  Health      ${address}/health`);
+  say(`  Dashboard   ${address}/dashboard`);
   if (credentials) {
     say('');
     say(`  Authenticate with HTTP Basic (${credentials.source}):`);

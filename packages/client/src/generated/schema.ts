@@ -16766,6 +16766,236 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal-accounts/{accountId}/balance-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An internal account's balance after each change (from its ledger postings and holds), oldest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only changes at or after this instant */
+                    from?: string;
+                    /** @description How many of the most recent points of the range to return */
+                    limit?: number;
+                    /** @description Only changes at or before this instant */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description InternalAccount:<uuid> */
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accountId: string;
+                            /** @description One point per instant the balance changed, oldest first */
+                            data: {
+                                /** Format: date-time */
+                                at: string;
+                                balance: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                totalBalance: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                            }[];
+                            /** @description Earlier changes in the range were left out (limit) */
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `INTERNAL_ACCOUNT_NOT_FOUND`): No internal account of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "INTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/internal-accounts/{id}": {
         parameters: {
             query?: never;

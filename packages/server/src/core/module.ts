@@ -88,6 +88,12 @@ export interface ModuleDefinition<Name extends ServiceName = ServiceName, Needs 
   sandboxRoutes?(routes: Routes, container: Container): void;
   /** Public pages under /hosted (no API credentials: the link is the key). */
   pages?(app: FastifyInstance, container: Container): void | Promise<void>;
+  /**
+   * Pages at the service's root, outside /hosted and the API (the dashboard at /dashboard). They are
+   * served without credentials, so they must hold no data: what they show, they read from the API
+   * with the user's own credentials.
+   */
+  sitePages?(app: FastifyInstance, container: Container): void | Promise<void>;
   /** Durable job handlers by job kind. */
   jobs?(container: Container): Record<string, JobHandler>;
   /** The kinds of payment this module starts (the `kind` of its transactions) and how each is acted on. */

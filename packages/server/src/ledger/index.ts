@@ -1,10 +1,11 @@
 import type { Db } from '../db/schema.js';
-import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, PostingAccountId, TransactionId } from '../core/ids.js';
+import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, PlatformId, PostingAccountId, TransactionId } from '../core/ids.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
 import { createAccountStore, internalAccountView, type AccountRow } from './accounts.js';
 import { OUTSIDE, type Leg, type Move, type Party } from './moves.js';
 import { endHold, placeHold, postEntry, type Posting } from './postings.js';
+import { balanceHistory, type BalanceHistoryRange } from './history.js';
 import './events.js';
 import { isError } from '../core/errors.js';
 import { accountNotActive, insufficientFunds } from './errors.js';
@@ -12,6 +13,7 @@ import { accountNotActive, insufficientFunds } from './errors.js';
 export { OUTSIDE, type Move, type Party } from './moves.js';
 export * as moves from './moves.js';
 export type { AccountFilters, AccountRow, HeldAccountRow, InternalAccountView } from './accounts.js';
+export type { BalanceHistoryRange, BalancePointRow } from './history.js';
 
 export interface EntryLabel {
   /** What the entry records (QUOTE_EXECUTE, TRANSFER_OUT_SETTLED, ...), for the books and for tests. */
@@ -61,6 +63,9 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
 
   return {
     ...accounts,
+
+    /** An internal account's balances after each change, from its postings and holds (ledger/history.ts). */
+    balanceHistory: (platformId: PlatformId, accountId: InternalAccountId, range: BalanceHistoryRange) => balanceHistory(db, platformId, accountId, range),
 
     /**
      * Books moves as one balanced entry in the unit of work's transaction. A debit that would take

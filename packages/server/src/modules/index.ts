@@ -16,6 +16,7 @@ import signedRequests from './signatures/index.js';
 import cards, { cardTransactionsModule } from './cards/index.js';
 import wallets from './wallets/index.js';
 import agents, { agentActionsModule } from './agents/index.js';
+import dashboard from './dashboard/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -42,4 +43,5 @@ export const modules: readonly ModuleDefinition[] = [
   agents,
   agentActionsModule,
   wallets,
+  dashboard,
 ];

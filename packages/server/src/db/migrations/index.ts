@@ -7,6 +7,7 @@ import * as m0005 from './0005_payment_kinds.js';
 import * as m0006 from './0006_cards.js';
 import * as m0007 from './0007_agents.js';
 import * as m0008 from './0008_embedded_wallets.js';
+import * as m0009 from './0009_hold_history_index.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export const migrations: Record<string, Migration> = {
   '0006_cards': m0006,
   '0007_agents': m0007,
   '0008_embedded_wallets': m0008,
+  '0009_hold_history_index': m0009,
 };
 
 export const migrationProvider: MigrationProvider = {

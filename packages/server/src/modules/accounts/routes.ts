@@ -1,6 +1,6 @@
 import type { Routes } from '../../http/routes.js';
 import { internalAccountNotFound } from '../../ledger/errors.js';
-import { AccountParams, InternalAccount, InternalAccountList, InternalAccountListQuery, PlatformAccountList, PlatformAccountListQuery } from './schemas.js';
+import { AccountParams, BalanceHistory, BalanceHistoryQuery, InternalAccount, InternalAccountList, InternalAccountListQuery, PlatformAccountList, PlatformAccountListQuery } from './schemas.js';
 import type { AccountService } from './service.js';
 
 const tags = ['Internal Accounts'];
@@ -21,5 +21,20 @@ export function accountRoutes(r: Routes, { accounts }: { accounts: AccountServic
     '/internal-accounts/:accountId',
     { schema: { tags, summary: 'Get an internal account', params: AccountParams, response: { 200: InternalAccount } }, errors: [internalAccountNotFound] },
     (scope, req) => accounts.get(scope, req.params.accountId),
+  );
+
+  r.get(
+    '/internal-accounts/:accountId/balance-history',
+    {
+      schema: {
+        tags,
+        summary: "An internal account's balance after each change (from its ledger postings and holds), oldest first",
+        params: AccountParams,
+        querystring: BalanceHistoryQuery,
+        response: { 200: BalanceHistory },
+      },
+      errors: [internalAccountNotFound],
+    },
+    (scope, req) => accounts.balanceHistory(scope, req.params.accountId, req.query),
   );
 }

@@ -63,3 +63,27 @@ export const SandboxFundRequest = Type.Object(
   { amount: Type.Integer({ minimum: 1, maximum: 100_000_000_000 }) },
   { additionalProperties: false },
 );
+
+/** GET /internal-accounts/{id}/balance-history: a time range and how many of its latest points to keep. */
+export const BalanceHistoryQuery = Type.Object(
+  {
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Only changes at or after this instant' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Only changes at or before this instant' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'How many of the most recent points of the range to return' })),
+  },
+  { additionalProperties: false },
+);
+
+export const BalancePoint = Type.Object({
+  at: Timestamp,
+  /** Available, as the account's `balance`. */
+  balance: CurrencyAmountSchema,
+  /** Posted, holds included, as the account's `totalBalance`. */
+  totalBalance: CurrencyAmountSchema,
+});
+
+export const BalanceHistory = Type.Object({
+  accountId: Type.String(),
+  data: Type.Array(BalancePoint, { description: 'One point per instant the balance changed, oldest first' }),
+  hasMore: Type.Boolean({ description: 'Earlier changes in the range were left out (limit)' }),
+});

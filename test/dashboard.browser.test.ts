@@ -1,0 +1,552 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { basic, createTestApp, type ApiResponse, type TestApp, type TestPlatform } from './harness.js';
+import { httpApi } from './payments-fixtures.js';
+import { startReceiver } from './webhook-receiver.js';
+import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
+import type { InternalAccountId } from '../packages/server/src/core/ids.js';
+import { moves } from '../packages/server/src/ledger/index.js';
+import type { ApiError, ApiToken, Card, CardTransaction, Customer, CurrencyAmount, InternalAccount, List, PlatformAccountList, SandboxClock, Transaction, WebhookEvent } from './wire-types.js';
+
+/**
+ * The dashboard as an operator uses it, in headless Chromium on loopback: sign in with an API token,
+ * visit every page, and compare what the page shows with what the API answers (balances, counts,
+ * amounts, statuses); drive the sandbox controls and the event resend from the page and check
+ * through the API that they happened. Each page's screenshot goes to test-results/dashboard/
+ * (UPDATE_DASHBOARD_SCREENSHOTS=1: to docs/dashboard/, the ones the README shows).
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) process.stderr.write(`\ndashboard.browser.test.ts: SKIPPED, no Chromium at ${CHROMIUM} (install chromium or set CHROMIUM_PATH)\n\n`);
+
+// The committed screenshots (docs/dashboard) are refreshed only on request; otherwise they go to a
+// git-ignored folder, so a test run leaves the working tree clean.
+const SHOTS = fileURLToPath(new URL(process.env.UPDATE_DASHBOARD_SCREENSHOTS === '1' ? '../docs/dashboard/' : '../test-results/dashboard/', import.meta.url));
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+type Api = ReturnType<typeof httpApi>;
+interface BalanceHistory {
+  accountId: string;
+  data: { at: string; balance: CurrencyAmount; totalBalance: CurrencyAmount }[];
+  hasMore: boolean;
+}
+
+/** An amount as the page should show it, written independently of the page's code (Intl on BigInt). */
+function formatted(value: CurrencyAmount): string {
+  const amount = BigInt(value.amount);
+  const decimals = value.currency.decimals;
+  const magnitude = amount < 0n ? -amount : amount;
+  const scale = 10n ** BigInt(decimals);
+  const whole = new Intl.NumberFormat('en-US').format(magnitude / scale);
+  const fraction = decimals > 0 ? `.${(magnitude % scale).toString().padStart(decimals, '0')}` : '';
+  return `${amount < 0n ? '-' : ''}${whole}${fraction} ${value.currency.code}`;
+}
+
+function ok<T>(response: ApiResponse<T>): T {
+  expect(response.status, response.text).toBeLessThan(300);
+  return response.body;
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const png = await page.screenshot({ fullPage: false });
+  expect(png.subarray(0, 8).equals(PNG_SIGNATURE), `${name}.png is a PNG`).toBe(true);
+  mkdirSync(SHOTS, { recursive: true });
+  writeFileSync(`${SHOTS}${name}.png`, png);
+}
+
+/** Opens a route of the dashboard and waits until it is drawn; fails with the page's error if it is not. */
+async function open(page: Page, hash: string): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await drawn(page, hash);
+}
+
+async function drawn(page: Page, hash: string, after = 0): Promise<void> {
+  await page.waitForFunction(
+    ({ h, n }) => {
+      const view = document.getElementById('view')!;
+      return view.dataset.route === h && Number(view.dataset.drawn ?? 0) > n && (view.dataset.state === 'ready' || view.dataset.state === 'error');
+    },
+    { h: hash, n: after },
+  );
+  const state = await page.getAttribute('#view', 'data-state');
+  expect(state, `${hash}: ${await page.innerText('#view')}`).toBe('ready');
+}
+
+async function drawCount(page: Page): Promise<number> {
+  return Number((await page.getAttribute('#view', 'data-drawn')) ?? 0);
+}
+
+/** The ids of a table's rows, in order. */
+async function rowIds(page: Page, table: string): Promise<string[]> {
+  return page.locator(`${table} tbody tr[data-id]`).evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.id!));
+}
+
+/** The amount an element shows: its exact integer (data-amount), currency and text. */
+async function shown(page: Page, selector: string): Promise<{ amount: string; currency: string; text: string }> {
+  const el = page.locator(selector);
+  return { amount: (await el.getAttribute('data-amount'))!, currency: (await el.getAttribute('data-currency'))!, text: (await el.innerText()).trim() };
+}
+
+function expectShown(actual: { amount: string; currency: string; text: string }, expected: CurrencyAmount): void {
+  expect(actual).toEqual({ amount: String(expected.amount), currency: expected.currency.code, text: formatted(expected) });
+}
+
+async function signIn(page: Page, base: string, who: TestPlatform): Promise<void> {
+  await page.goto(`${base}/dashboard`);
+  await page.fill('#signin-id', who.clientId);
+  await page.fill('#signin-secret', who.clientSecret);
+  await page.click('#signin-submit');
+  await drawn(page, '#/customers');
+}
+
+describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})`, () => {
+  let t: TestApp;
+  let api: Api;
+  let browser: Browser;
+  let page: Page;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const pageErrors: string[] = [];
+  /** Every change the page sent to the API, with its Idempotency-Key. */
+  const changes: { method: string; url: string; key: string | undefined }[] = [];
+  let ada: Customer;
+  let bo: Customer;
+  let account: InternalAccount;
+  let card: Card;
+
+  beforeAll(async () => {
+    t = await createTestApp({}, { listen: true });
+    api = httpApi(t);
+    receiver = await startReceiver();
+    const p = t.platform;
+    ok(await api(p, 'PATCH', '/config', { webhookEndpoint: receiver.url }));
+
+    // Ada: verification pending (the sandbox decides on "001"), then approved by the KYC provider.
+    ada = ok(await api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Ada Okafor 001', platformCustomerId: 'ada', email: 'ada@example.com', region: 'US', currencies: ['USD'] }));
+    expect(ada.kycStatus).toBe('PENDING');
+    ada = ok(await api<Customer>(p, 'POST', `/sandbox/customers/${ada.id}/kyc-decision`, { status: 'APPROVED' }));
+    expect(ada.kycStatus).toBe('APPROVED');
+    account = ok(await api<List<InternalAccount>>(p, 'GET', `/internal-account?customerId=${ada.id}`)).data[0]!;
+    ok(await api(p, 'POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 1_234_567 }));
+    ok(await api(p, 'POST', '/sandbox/clock/advance', { seconds: 3600 }));
+    ok(await api(p, 'POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 99_99 }));
+    ok(await api(p, 'POST', '/sandbox/clock/advance', { seconds: 3600 }));
+    card = ok(await api<Card>(p, 'POST', '/cards', { cardholderId: ada.id, form: 'VIRTUAL', fundingSources: [account.id], platformCardId: 'ada-card' }));
+    await t.container.jobs.runDue();
+    card = ok(await api<Card>(p, 'GET', `/cards/${card.id}`));
+    expect(card.state).toBe('ACTIVE');
+    ok(await api(p, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 4_250, currency: { code: 'USD' }, merchant: { descriptor: 'CORNER BAKERY', mcc: '5462', country: 'US' } }));
+    // Bo waits for a decision the page will make; more customers make a second page.
+    bo = ok(await api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bo Lindqvist 001', platformCustomerId: 'bo', currencies: ['EUR'] }));
+    for (let i = 0; i < 21; i++) ok(await api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Customer ${String(i + 1).padStart(2, '0')}`, platformCustomerId: `bulk-${i}` }));
+    await t.container.webhooks.runDue();
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('request', (request) => {
+      if (request.method() !== 'GET' && request.url().includes('/2025-10-13/')) changes.push({ method: request.method(), url: request.url(), key: request.headers()['idempotency-key'] });
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('serves a shell without data under a strict CSP, with its scripts from the same origin', async () => {
+    const response = await fetch(`${t.baseUrl}/dashboard`);
+    expect(response.status).toBe(200);
+    const csp = response.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    const html = await response.text();
+    expect(html).toContain('<script type="module" src="/dashboard/assets/app.js"></script>');
+    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(html).not.toContain('style=');
+    // Nothing of the platform's in it.
+    for (const secret of [ada.id, t.platform.clientId, 'Ada']) expect(html).not.toContain(secret);
+    for (const asset of ['app.js', 'lib.js', 'customers.js', 'payments.js', 'operations.js', 'dashboard.css']) {
+      const file = await fetch(`${t.baseUrl}/dashboard/assets/${asset}`);
+      expect(file.status, asset).toBe(200);
+      expect(file.headers.get('content-type')).toMatch(asset.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+    }
+    expect((await fetch(`${t.baseUrl}/dashboard/assets/secrets.js`)).status).toBe(404);
+  });
+
+  it('shows the API’s own error for a wrong secret, and signs in with the right one', async () => {
+    const wrong = { ...t.platform, clientSecret: `${t.platform.clientSecret}x`, authorization: basic(t.platform.clientId, `${t.platform.clientSecret}x`) };
+    const refused = await api<ApiError>(wrong, 'GET', '/customers?limit=1');
+    expect(refused.status).toBe(401);
+
+    await page.goto(`${t.baseUrl}/dashboard`);
+    expect(await page.isVisible('#signin')).toBe(true);
+    expect(await page.isVisible('#app')).toBe(false);
+    await page.fill('#signin-id', wrong.clientId);
+    await page.fill('#signin-secret', wrong.clientSecret);
+    await page.click('#signin-submit');
+    const error = page.locator('#signin-error .error');
+    await error.waitFor();
+    expect(await error.getAttribute('data-code')).toBe(refused.body.code);
+    expect(await error.getAttribute('data-status')).toBe('401');
+    expect(await error.locator('.error-message').innerText()).toBe(refused.body.message);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await screenshot(page, 'sign-in-error');
+
+    await page.fill('#signin-secret', t.platform.clientSecret);
+    await page.click('#signin-submit');
+    await drawn(page, '#/customers');
+    expect(await page.innerText('#mode')).toBe('sandbox');
+    expect(await page.innerText('#who')).toBe(t.platform.clientId);
+  });
+
+  it('customers: the API’s pages, names and KYC statuses, through its cursor', async () => {
+    const first = ok(await api<List<Customer>>(t.platform, 'GET', '/customers?limit=20'));
+    expect(first.hasMore).toBe(true);
+    await open(page, '#/customers');
+    expect(await rowIds(page, '#customer-table')).toEqual(first.data.map((c) => c.id));
+    expect(await page.getAttribute('[data-total]', 'data-total')).toBe(String(first.totalCount));
+    for (const c of first.data) {
+      const row = page.locator(`#customer-table tr[data-id="${c.id}"]`);
+      expect(await row.locator('[data-col=kyc]').innerText()).toBe(c.kycStatus);
+      expect(await row.locator('[data-col=name]').innerText()).toBe(c.fullName);
+      expect(await row.locator('[data-col=type]').innerText()).toBe(c.customerType);
+    }
+    await screenshot(page, 'customers');
+
+    const second = ok(await api<List<Customer>>(t.platform, 'GET', `/customers?limit=20&cursor=${encodeURIComponent(first.nextCursor!)}`));
+    let before = await drawCount(page);
+    await page.click('#customers [data-action=next]');
+    await drawn(page, '#/customers', before);
+    expect(await rowIds(page, '#customer-table')).toEqual(second.data.map((c) => c.id));
+    expect(await page.isDisabled('#customers [data-action=next]')).toBe(!second.hasMore);
+    before = await drawCount(page);
+    await page.click('#customers [data-action=previous]');
+    await drawn(page, '#/customers', before);
+    expect(await rowIds(page, '#customer-table')).toEqual(first.data.map((c) => c.id));
+  });
+
+  it('a customer: KYC state and accounts with their balances', async () => {
+    const customer = ok(await api<Customer>(t.platform, 'GET', `/customers/${ada.id}`));
+    const accounts = ok(await api<List<InternalAccount>>(t.platform, 'GET', `/internal-account?customerId=${ada.id}&limit=100`));
+    await open(page, `#/customers/${ada.id}`);
+    expect(await page.getAttribute('#kyc-status', 'data-status')).toBe(customer.kycStatus);
+    expect(await page.innerText('#kyc-status')).toBe('APPROVED');
+    expect(await rowIds(page, '#customer-accounts table')).toEqual(accounts.data.map((a) => a.id));
+    for (const a of accounts.data) {
+      expectShown(await shown(page, `#customer-accounts tr[data-id="${a.id}"] [data-col=balance] .money`), a.balance);
+      expectShown(await shown(page, `#customer-accounts tr[data-id="${a.id}"] [data-col=totalBalance] .money`), a.totalBalance);
+    }
+    expect(await page.locator('#customer-cards li').count()).toBe(1);
+    await screenshot(page, 'customer');
+  });
+
+  it('accounts: balances exactly as the API gives them, and the balance over time', async () => {
+    const customerAccounts = ok(await api<List<InternalAccount>>(t.platform, 'GET', '/internal-account?limit=20'));
+    const platformAccounts = ok(await api<PlatformAccountList>(t.platform, 'GET', '/platform/internal-accounts'));
+    await open(page, '#/accounts');
+    expect(await rowIds(page, '#account-table')).toEqual(customerAccounts.data.map((a) => a.id));
+    expect(await rowIds(page, '#platform-account-table')).toEqual(platformAccounts.data.map((a) => a.id));
+    for (const a of [...customerAccounts.data, ...platformAccounts.data]) {
+      expectShown(await shown(page, `tr[data-id="${a.id}"] [data-col=balance] .money`), a.balance);
+    }
+    await screenshot(page, 'accounts');
+
+    const one = ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${account.id}`));
+    const history = ok(await api<BalanceHistory>(t.platform, 'GET', `/internal-accounts/${account.id}/balance-history?limit=200`));
+    // Funded twice, then a card authorization held part of it.
+    expect(one.totalBalance.amount).toBe(1_234_567 + 99_99);
+    expect(one.balance.amount).toBe(1_234_567 + 99_99 - 4_250);
+    await open(page, `#/accounts/${account.id}`);
+    expectShown(await shown(page, '#account-balance'), one.balance);
+    expectShown(await shown(page, '#account-total'), one.totalBalance);
+    expect(await page.innerText('#account-balance')).toBe('12,403.16 USD');
+    const chart = page.locator('#balance-chart');
+    expect(await chart.getAttribute('data-points')).toBe(String(history.data.length));
+    expect(await chart.locator('circle.point').count()).toBe(history.data.length);
+    expect(await chart.locator('circle.point').evaluateAll((circles) => circles.map((c) => c.getAttribute('data-amount')))).toEqual(history.data.map((p) => String(p.balance.amount)));
+    expect(await chart.getAttribute('data-last')).toBe(String(one.balance.amount));
+    expect(history.data.at(-1)!.balance.amount).toBe(one.balance.amount);
+    await screenshot(page, 'account');
+
+    // Past 2^53 a JavaScript number is no longer exact: the page still shows every digit the API sent.
+    const whale = ok(await api<Customer>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Wanda Whale', currencies: ['USD'] }));
+    const big = ok(await api<List<InternalAccount>>(t.platform, 'GET', `/internal-account?customerId=${whale.id}`)).data[0]!;
+    const huge = 2n ** 60n + 7n;
+    await runUnitOfWork(t.database.db, { platformId: t.platform.id, now: new Date(), actor: { type: 'OPERATOR' } }, (uow) =>
+      t.container.ledger.book(uow, { kind: 'TEST_LARGE_CREDIT' }, moves.receive(big.id as InternalAccountId, 'USD', huge)),
+    );
+    const wire = await api(t.platform, 'GET', `/internal-accounts/${big.id}`);
+    expect(wire.text).toContain(`"balance":{"amount":${huge},`);
+    await open(page, `#/accounts/${big.id}`);
+    expect(await page.getAttribute('#account-balance', 'data-amount')).toBe(huge.toString());
+    expect(await page.innerText('#account-balance')).toBe('11,529,215,046,068,469.83 USD');
+    expect(await page.getAttribute('#balance-chart', 'data-last')).toBe(huge.toString());
+  });
+
+  it('transactions: the list and the API’s own filters', async () => {
+    const all = ok(await api<List<Transaction | CardTransaction>>(t.platform, 'GET', '/transactions?limit=20'));
+    await open(page, '#/transactions');
+    expect(await rowIds(page, '#transaction-table')).toEqual(all.data.map((x) => x.id));
+    for (const x of all.data) {
+      const amount = x.type === 'CARD' ? (x as CardTransaction).authorizedAmount : ((x as Transaction).receivedAmount ?? (x as Transaction).sentAmount)!;
+      expectShown(await shown(page, `#transaction-table tr[data-id="${x.id}"] [data-col=amount] .money`), amount);
+      expect(await page.innerText(`#transaction-table tr[data-id="${x.id}"] [data-col=status]`)).toBe(x.status);
+    }
+
+    // Filters through the form: type CARD, then INCOMING COMPLETED of one customer.
+    await page.selectOption('#transaction-filters select[name=type]', 'CARD');
+    await page.click('#transaction-filters button[type=submit]');
+    await drawn(page, '#/transactions?type=CARD');
+    const cardOnly = ok(await api<List<CardTransaction>>(t.platform, 'GET', '/transactions?limit=20&type=CARD'));
+    expect(cardOnly.data.length).toBeGreaterThan(0);
+    expect(await rowIds(page, '#transaction-table')).toEqual(cardOnly.data.map((x) => x.id));
+
+    await page.selectOption('#transaction-filters select[name=type]', 'INCOMING');
+    await page.selectOption('#transaction-filters select[name=status]', 'COMPLETED');
+    await page.fill('#transaction-filters input[name=customerId]', ada.id);
+    await page.click('#transaction-filters button[type=submit]');
+    await drawn(page, `#/transactions?${new URLSearchParams({ status: 'COMPLETED', type: 'INCOMING', customerId: ada.id }).toString()}`);
+    const incoming = ok(await api<List<Transaction>>(t.platform, 'GET', `/transactions?limit=20&type=INCOMING&status=COMPLETED&customerId=${encodeURIComponent(ada.id)}`));
+    expect(incoming.data).toHaveLength(2);
+    expect(await rowIds(page, '#transaction-table')).toEqual(incoming.data.map((x) => x.id));
+    await screenshot(page, 'transactions');
+
+    // A filter the API refuses shows the API's error, field by field.
+    await page.fill('#transaction-filters input[name=customerId]', 'not-a-customer');
+    await page.click('#transaction-filters button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('view')!.dataset.state === 'error' && document.getElementById('view')!.dataset.route!.includes('not-a-customer'));
+    const refused = await api<ApiError>(t.platform, 'GET', '/transactions?limit=20&status=COMPLETED&type=INCOMING&customerId=not-a-customer');
+    expect(refused.status).toBe(400);
+    expect(await page.getAttribute('#view .error', 'data-code')).toBe(refused.body.code);
+    expect(await page.locator('#view .error [data-field]').evaluateAll((items) => items.map((i) => i.getAttribute('data-field')))).toEqual(refused.body.details!.errors!.map((e) => e.field));
+  });
+
+  it('cards and their card transactions', async () => {
+    const cards = ok(await api<List<Card>>(t.platform, 'GET', '/cards?limit=20'));
+    await open(page, '#/cards');
+    expect(await rowIds(page, '#card-table')).toEqual(cards.data.map((c) => c.id));
+    expect(await page.innerText(`#card-table tr[data-id="${card.id}"] [data-col=card]`)).toBe(`${card.brand} •••• ${card.last4}`);
+    expect(await page.innerText(`#card-table tr[data-id="${card.id}"] [data-col=state]`)).toBe(card.state);
+    await screenshot(page, 'cards');
+
+    const transactions = ok(await api<List<CardTransaction>>(t.platform, 'GET', `/transactions?type=CARD&customerId=${encodeURIComponent(ada.id)}&limit=100`)).data.filter((x) => x.cardId === card.id);
+    expect(transactions).toHaveLength(1);
+    await open(page, `#/cards/${card.id}`);
+    expect(await page.innerText('#card-state')).toBe('ACTIVE');
+    expect(await rowIds(page, '#card-transaction-table')).toEqual(transactions.map((x) => x.id));
+    for (const x of transactions) {
+      expectShown(await shown(page, `#card-transaction-table tr[data-id="${x.id}"] [data-col=authorizedAmount] .money`), x.authorizedAmount);
+      expectShown(await shown(page, `#card-transaction-table tr[data-id="${x.id}"] [data-col=settledAmount] .money`), x.settledAmount);
+      expect(await page.innerText(`#card-transaction-table tr[data-id="${x.id}"] [data-col=merchant]`)).toBe('CORNER BAKERY');
+    }
+    expect(await page.innerText(`#card-transaction-table [data-col=authorizedAmount]`)).toBe('42.50 USD');
+    await screenshot(page, 'card');
+  });
+
+  it('events: every delivery attempt, and Resend from the page makes a new one', async () => {
+    const events = ok(await api<List<WebhookEvent>>(t.platform, 'GET', '/webhooks/events?limit=20'));
+    await open(page, '#/events');
+    expect(await rowIds(page, '#event-table')).toEqual(events.data.map((e) => e.id));
+    for (const e of events.data) {
+      expect(await page.innerText(`#event-table tr[data-id="${e.id}"] [data-col=attempts]`)).toBe(String(e.attempts));
+      expect(await page.innerText(`#event-table tr[data-id="${e.id}"] [data-col=deliveryStatus]`)).toBe(e.deliveryStatus);
+    }
+    await screenshot(page, 'events');
+
+    const target = ok(await api<List<WebhookEvent>>(t.platform, 'GET', '/webhooks/events?type=INCOMING_PAYMENT.COMPLETED&limit=1')).data[0]!;
+    const before = ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`));
+    expect(before.deliveryStatus).toBe('DELIVERED');
+    await open(page, `#/events/${target.id}`);
+    expect(await page.locator('#attempt-table tbody tr[data-id]').count()).toBe(before.attemptLog!.length);
+    expect(await page.innerText('#event-attempts')).toBe(String(before.attempts));
+
+    const deliveries = () => receiver.received.filter((r) => r.headers['webhook-id'] === target.id).length;
+    const deliveredBefore = deliveries();
+    await page.click('#resend');
+    await page.locator('#resend-result .ok').waitFor();
+    expect(ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`)).deliveryStatus).toBe('PENDING');
+    await t.container.webhooks.runDue();
+    const after = ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`));
+    expect(after.attemptLog).toHaveLength(before.attemptLog!.length + 1);
+    expect(after.deliveryStatus).toBe('DELIVERED');
+    expect(deliveries()).toBe(deliveredBefore + 1);
+
+    await page.reload();
+    await drawn(page, `#/events/${target.id}`);
+    expect(await page.locator('#attempt-table tbody tr[data-id]').count()).toBe(after.attemptLog!.length);
+    expect(await page.innerText('#event-attempts')).toBe(String(after.attempts));
+    await screenshot(page, 'event');
+  });
+
+  it('API tokens: listed, created with the secret shown once, revoked', async () => {
+    const tokens = ok(await api<List<ApiToken>>(t.platform, 'GET', '/tokens?limit=20'));
+    await open(page, '#/tokens');
+    expect(await rowIds(page, '#token-table')).toEqual(tokens.data.map((x) => x.id));
+
+    await page.fill('#token-form input[name=name]', 'Reporting');
+    await page.check('#token-form input[value=TRANSACT]');
+    await page.click('#token-form button[type=submit]');
+    await page.locator('#new-token').waitFor();
+    const tokenId = (await page.getAttribute('#new-token', 'data-token-id'))!;
+    const clientId = await page.innerText('#new-token-client-id');
+    const secret = await page.innerText('#new-token-secret');
+    const created = ok(await api<ApiToken>(t.platform, 'GET', `/tokens/${tokenId}`));
+    expect(created).toMatchObject({ name: 'Reporting', clientId, permissions: ['VIEW', 'TRANSACT'] });
+    expect(created.clientSecret).toBeUndefined();
+    const asNew: TestPlatform = { id: t.platform.id, clientId, clientSecret: secret, authorization: basic(clientId, secret) };
+    expect((await api(asNew, 'GET', '/customers?limit=1')).status).toBe(200);
+    const listed = ok(await api<List<ApiToken>>(t.platform, 'GET', '/tokens?limit=20'));
+    expect(await rowIds(page, '#token-table')).toEqual(listed.data.map((x) => x.id));
+    expect(await rowIds(page, '#token-table')).toContain(tokenId);
+    expect(await page.getAttribute('#tokens [data-total]', 'data-total')).toBe(String(listed.totalCount));
+    await screenshot(page, 'tokens');
+
+    const revoke = page.locator(`#token-table tr[data-id="${tokenId}"] [data-action=revoke]`);
+    await revoke.click();
+    expect(await revoke.innerText()).toBe('Confirm revoke');
+    expect((await api(asNew, 'GET', '/customers?limit=1')).status).toBe(200);
+    await revoke.click();
+    await page.locator('#token-revoked').waitFor();
+    expect((await api(asNew, 'GET', '/customers?limit=1')).status).toBe(401);
+    expect(ok(await api<List<ApiToken>>(t.platform, 'GET', '/tokens?limit=100')).data.map((x) => x.id)).not.toContain(tokenId);
+    expect(await rowIds(page, '#token-table')).not.toContain(tokenId);
+    expect(await page.getAttribute('#tokens [data-total]', 'data-total')).toBe(String(listed.totalCount! - 1));
+  });
+
+  it('sandbox controls: fund, KYC decision, clock and card authorization happen, as the API then says', async () => {
+    await open(page, '#/sandbox');
+    expect(await page.isVisible('#tab-sandbox')).toBe(true);
+    const p = t.platform;
+
+    // Fund 10.01 USD: exactly 1001 minor units more.
+    const beforeFund = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
+    await page.selectOption('#fund-form select[name=accountId]', account.id);
+    await page.fill('#fund-form input[name=amount]', '10.01');
+    await page.click('#fund-form button[type=submit]');
+    await page.locator('#fund-balance').waitFor();
+    const afterFund = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
+    expect(afterFund.balance.amount - beforeFund.balance.amount).toBe(1_001);
+    expectShown(await shown(page, '#fund-balance'), afterFund.balance);
+
+    // A KYC decision for Bo.
+    expect(ok(await api<Customer>(p, 'GET', `/customers/${bo.id}`)).kycStatus).toBe('PENDING');
+    await page.selectOption('#kyc-form select[name=customerId]', bo.id);
+    await page.selectOption('#kyc-form select[name=status]', 'HOLD');
+    await page.click('#kyc-form button[type=submit]');
+    await page.locator('#kyc-result-status').waitFor();
+    expect(await page.innerText('#kyc-result-status')).toBe('HOLD');
+    expect(ok(await api<Customer>(p, 'GET', `/customers/${bo.id}`)).kycStatus).toBe('HOLD');
+
+    // Two hours on the platform clock.
+    const clockBefore = ok(await api<SandboxClock>(p, 'GET', '/sandbox/clock'));
+    expect(await page.innerText('#clock-offset')).toBe(String(clockBefore.offsetSeconds));
+    await page.fill('#clock-form input[name=seconds]', '7200');
+    await page.click('#clock-form button[type=submit]');
+    await page.locator('#clock-moved').waitFor();
+    const clockAfter = ok(await api<SandboxClock>(p, 'GET', '/sandbox/clock'));
+    expect(clockAfter.offsetSeconds - clockBefore.offsetSeconds).toBe(7200);
+    expect(await page.innerText('#clock-offset')).toBe(String(clockAfter.offsetSeconds));
+
+    // A card authorization of 3.21 USD holds 321 on the card's funding account.
+    await page.selectOption('#authorize-form select[name=cardId]', card.id);
+    await page.fill('#authorize-form input[name=amount]', '3.21');
+    await page.fill('#authorize-form input[name=descriptor]', 'PAGE KIOSK');
+    await page.click('#authorize-form button[type=submit]');
+    await page.locator('#authorize-answer').waitFor();
+    const transactionId = (await page.getAttribute('#authorize-answer', 'data-transaction'))!;
+    const authorized = ok(await api<CardTransaction>(p, 'GET', `/transactions/${transactionId}`));
+    expect(authorized).toMatchObject({ type: 'CARD', cardId: card.id, status: 'AUTHORIZED', authorizedAmount: { amount: 321 }, merchant: { descriptor: 'PAGE KIOSK' } });
+    const afterAuthorization = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
+    expect(afterAuthorization.balance.amount).toBe(afterFund.balance.amount - 321);
+
+    // A refused amount shows the API's error with the field.
+    await page.fill('#fund-form input[name=amount]', '9999999999');
+    await page.click('#fund-form button[type=submit]');
+    await page.locator('#fund-result .error').waitFor();
+    expect(await page.getAttribute('#fund-result .error', 'data-code')).toBe('INVALID_INPUT');
+    expect(await page.getAttribute('#fund-result .error [data-field]', 'data-field')).toBe('amount');
+    await page.fill('#fund-form input[name=amount]', '');
+    await page.locator('#fund-result').evaluate((el) => el.replaceChildren());
+    await screenshot(page, 'sandbox');
+
+    // Every change the page made carried its own Idempotency-Key.
+    expect(changes.length).toBeGreaterThanOrEqual(7);
+    for (const change of changes) expect(change.key, `${change.method} ${change.url}`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(changes.map((c) => c.key)).size).toBe(changes.length);
+  });
+
+  it('a token’s permissions apply in the page: a VIEW token reads, and a change shows the API’s 403', async () => {
+    const viewer = await t.newToken(t.platform, ['VIEW']);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const other = await context.newPage();
+    await signIn(other, t.baseUrl!, viewer);
+    await open(other, '#/sandbox');
+    const before = ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${account.id}`));
+    await other.selectOption('#fund-form select[name=accountId]', account.id);
+    await other.fill('#fund-form input[name=amount]', '1.00');
+    await other.click('#fund-form button[type=submit]');
+    await other.locator('#fund-result .error').waitFor();
+    const refused = await api<ApiError>(viewer, 'POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 100 });
+    expect(refused.status).toBe(403);
+    expect(await other.getAttribute('#fund-result .error', 'data-code')).toBe(refused.body.code);
+    expect(await other.innerText('#fund-result .error .error-message')).toBe(refused.body.message);
+    expect(ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${account.id}`)).balance.amount).toBe(before.balance.amount);
+    await context.close();
+  });
+
+  it('sign out forgets the credentials', async () => {
+    await page.click('#signout');
+    await page.locator('#signin').waitFor();
+    expect(await page.isVisible('#app')).toBe(false);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.goto(`${t.baseUrl}/dashboard#/accounts`);
+    await page.locator('#signin').waitFor();
+    expect(await page.locator('#view').innerText()).toBe('');
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(!haveChromium)('the dashboard of a production service', () => {
+  let t: TestApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await createTestApp(
+      { MONETA_MODE: 'production', DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://unused.invalid/none', MONETA_ENCRYPTION_KEY: 'c'.repeat(64) },
+      { listen: true },
+    );
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('loads, reads the API, and offers no sandbox controls', async () => {
+    const customer = ok(await httpApi(t)<Customer>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Prod Person', platformCustomerId: 'prod-1' }));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await signIn(page, t.baseUrl!, t.platform);
+    expect(await page.innerText('#mode')).toBe('production');
+    expect(await rowIds(page, '#customer-table')).toEqual([customer.id]);
+    expect(await page.locator('#tab-sandbox').count()).toBe(0);
+    expect(await page.locator('#nav a').count()).toBe(6);
+    await open(page, '#/sandbox');
+    expect(await page.locator('#no-sandbox').count()).toBe(1);
+    expect(await page.locator('#fund-form, #kyc-form, #clock-form, #authorize-form').count()).toBe(0);
+    await open(page, '#/accounts');
+    expect(await page.locator('#platform-account-table tbody tr[data-id]').count()).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
