@@ -159,5 +159,7 @@ describe('idempotency: every POST, PATCH and DELETE of every module honours Idem
       const other = await t.api(t.platform, route.method, `${path}${path.includes('?') ? '&' : '?'}other=1`, body, { 'idempotency-key': key });
       expect(errorOf(other), routeKey(route)).toBe('CONFLICT IDEMPOTENCY_KEY_REUSED');
     }
-  });
+    // One test walks every changing route (about 80, each with fresh fixtures and two database
+    // fingerprints): on a loaded 2-core machine that takes longer than the default minute.
+  }, 300_000);
 });
