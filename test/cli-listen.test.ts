@@ -75,7 +75,7 @@ describe('cli webhooks listen', () => {
     expect(delivery!.body).toBe(stored.body);
     expect(delivery!.headers['content-type']).toBe('application/json');
     expect(delivery!.headers['webhook-id']).toBe(fresh.id);
-    const [key] = await services.signingKeys.publicKeys(database.db, platform.id);
+    const [key] = await services.signingKeys.publicKeys(database.db, platform.id, await services.clock.now(platform.id));
     expect(delivery!.headers['x-service-signature-key-id']).toBe(key!.id);
     const signature = Buffer.from(String(delivery!.headers['x-service-signature']), 'base64');
     expect(verify('sha256', Buffer.from(delivery!.body, 'utf8'), createPublicKey(key!.publicKey), signature)).toBe(true);

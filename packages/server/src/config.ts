@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CURRENCY_CODES } from './lib/currencies.js';
+import { parseAllowList } from './outbound/allow-list.js';
 
 export type Mode = 'sandbox' | 'production';
 
@@ -45,6 +46,14 @@ export interface Config {
   smsUrl: string | undefined;
   /** Sent to the SMS gateway as `Authorization: Bearer <token>`. */
   smsToken: string | undefined;
+  /**
+   * MONETA_OUTBOUND_ALLOW: comma-separated CIDR ranges (or single addresses) production may connect
+   * to although they are not public, such as the operator's own SMS gateway or identity provider,
+   * over https or plain http. Every other outbound request must reach a public address over https.
+   * It applies to every outbound request, platform-supplied URLs included, so keep it narrow.
+   * The sandbox connects anywhere and ignores it.
+   */
+  outboundAllow: string[];
 }
 
 export const API_VERSION = '2025-10-13';
@@ -76,6 +85,14 @@ function urlSetting(env: NodeJS.ProcessEnv, name: string, protocols: string[]): 
     throw new ConfigError(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
   }
   return raw;
+}
+
+function cidrListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
+  try {
+    return parseAllowList(env[name] ?? '');
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
 }
 
 /** Reads every setting from the environment, validated, with defaults. */
@@ -114,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpFrom: env.MONETA_SMTP_FROM || 'Moneta <no-reply@localhost>',
     smsUrl: urlSetting(env, 'MONETA_SMS_URL', ['http:', 'https:']),
     smsToken: env.MONETA_SMS_TOKEN || undefined,
+    outboundAllow: cidrListSetting(env, 'MONETA_OUTBOUND_ALLOW'),
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (a lease must outlive the attempt it covers)');

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     try {
       // In-flight webhook requests are abandoned at once (and sent again later), not waited for.
       await Promise.all([app.close(), container.jobs.stop(), container.webhooks.stop()]);
+      await container.providers.outbound.close();
       await database.close();
       process.exit(0);
     } catch (error) {

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'worker stopping after in-flight work');
     await container.webhooks.stop();
     await container.jobs.stop();
+    await container.providers.outbound.close();
     await database.close();
     process.exit(0);
   };

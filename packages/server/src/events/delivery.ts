@@ -1,13 +1,14 @@
 import { sql, type Selectable } from 'kysely';
+import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
-import { Agent } from 'undici';
 import type { Db, EventsTable } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { defineError } from '../core/errors.js';
 import { newId, type PlatformId } from '../core/ids.js';
 import { createPoller } from '../lib/poller.js';
 import { signBody, type SigningKeys } from './signing-keys.js';
-import { checkWebhookUrlSyntax, pinnedLookup, resolveDeliveryAddress } from './endpoint-guard.js';
+import { checkWebhookUrlSyntax } from '../outbound/urls.js';
+import { OutboundError, type Outbound } from '../outbound/guard.js';
 
 type EventRow = Selectable<EventsTable>;
 
@@ -25,6 +26,8 @@ export const RETRY_WINDOW_MS = 7 * 24 * 3600 * 1000;
 export const MAX_RETRY_GAP_MS = 30 * 60 * 1000;
 const FIRST_RETRY_MS = 10_000;
 const EXCERPT_CHARS = 1000;
+// Enough bytes for EXCERPT_CHARS characters of UTF-8; the rest of an answer is never read.
+const EXCERPT_BYTES = 4 * EXCERPT_CHARS;
 
 /** Backoff after the n-th failed attempt: 10 s doubling, with ±20 % jitter, never over 30 min. */
 export function retryDelayMs(failedAttempts: number, random: () => number = Math.random): number {
@@ -81,6 +84,8 @@ export function createWebhookDeliverer(deps: {
   clock: Clock;
   keys: SigningKeys;
   mode: 'sandbox' | 'production';
+  /** The outbound guard every delivery goes through (address rules, timeout). */
+  outbound: Outbound;
   webhookEndpoint: (platformId: PlatformId) => Promise<string | undefined>;
   timeoutMs?: number;
   leaseMs?: number;
@@ -100,6 +105,8 @@ export function createWebhookDeliverer(deps: {
 
   /** Aborted on stop: in-flight requests end at once instead of holding the shutdown up to their timeout. */
   const stopping = new AbortController();
+  // Every request in flight listens to it: far more than EventTarget's default warning threshold.
+  setMaxListeners(0, stopping.signal);
 
   async function claim(): Promise<EventRow[]> {
     const realNow = clock.realNow();
@@ -122,33 +129,17 @@ export function createWebhookDeliverer(deps: {
   async function post(platformId: PlatformId, url: string, body: string, eventId: string): Promise<AttemptResult> {
     const started = Date.now();
     const result = (partial: Omit<AttemptResult, 'url' | 'durationMs'>): AttemptResult => ({ url, durationMs: Date.now() - started, ...partial });
+    const failed = (error: string): AttemptResult => result({ statusCode: null, error: error.slice(0, 300), excerpt: null, retryAfter: null });
     const syntax = checkWebhookUrlSyntax(url, deps.mode);
-    if (!syntax.ok) return result({ statusCode: null, error: `endpoint refused: ${syntax.reason}`, excerpt: null, retryAfter: null });
-    let dispatcher: Agent | undefined;
+    if (!syntax.ok) return failed(`endpoint refused: ${syntax.reason}`);
     try {
-      if (deps.mode === 'production') {
-        // Resolve once, refuse private addresses, and connect to exactly the address checked.
-        const resolved = await resolveDeliveryAddress(syntax.url, deps.mode);
-        if (!resolved.ok) return result({ statusCode: null, error: `endpoint refused: ${resolved.reason}`, excerpt: null, retryAfter: null });
-        dispatcher = new Agent({ connect: { lookup: pinnedLookup(resolved.address, resolved.family) } });
-      }
       const headers = deliveryHeaders(body, eventId, await keys.forSigning(platformId));
-      const response = await fetch(url, {
-        method: 'POST',
-        body,
-        headers,
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]),
-        ...(dispatcher ? { dispatcher } : {}),
-      });
-      const text = await response.text().catch(() => '');
-      return result({ statusCode: response.status, error: null, excerpt: text.slice(0, EXCERPT_CHARS), retryAfter: response.headers.get('retry-after') });
+      const response = await deps.outbound.request(syntax.url, { method: 'POST', body, headers, timeoutMs, signal: stopping.signal, maxBodyBytes: EXCERPT_BYTES });
+      return result({ statusCode: response.status, error: null, excerpt: response.text.slice(0, EXCERPT_CHARS), retryAfter: response.headers.get('retry-after') });
     } catch (error) {
-      if (stopping.signal.aborted) return { ...result({ statusCode: null, error: 'abandoned: the deliverer stopped', excerpt: null, retryAfter: null }), abandoned: true };
-      const message = error instanceof Error ? (error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : (error.cause as Error | undefined)?.message ?? error.message) : 'request failed';
-      return result({ statusCode: null, error: message.slice(0, 300), excerpt: null, retryAfter: null });
-    } finally {
-      await dispatcher?.close().catch(() => undefined);
+      if (stopping.signal.aborted) return { ...failed('abandoned: the deliverer stopped'), abandoned: true };
+      if (!(error instanceof OutboundError)) return failed(error instanceof Error ? error.message : 'request failed');
+      return failed(error.failure === 'REFUSED' ? `endpoint refused: ${error.message}` : error.message);
     }
   }
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { base64url, exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOidcVerifier, OidcError, type OidcFailure, type TrustedIssuer } from './oidc.js';
+import { createOutbound } from '../outbound/guard.js';
 
 // Far from the real clock on purpose: every time check must use the `now` it is given.
 const NOW = new Date('2031-07-15T12:00:00.000Z');
@@ -16,6 +17,8 @@ interface Route {
   body?: unknown;
   hang?: boolean;
 }
+
+const sandboxOutbound = createOutbound({ mode: 'sandbox' });
 
 let server: Server;
 let base: string;
@@ -92,6 +95,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await sandboxOutbound.close();
   server.closeAllConnections();
   await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
 });
@@ -108,7 +112,7 @@ describe('createOidcVerifier: valid tokens', () => {
     const claims = claimsAt(NOW, { aud: ['someone-else', 'client-b'], email: 'ada@example.com', nonce });
     const token = await mint(rsa, claims);
 
-    const identity = await createOidcVerifier().verify(token, {
+    const identity = await createOidcVerifier({ outbound: sandboxOutbound }).verify(token, {
       issuers: trusted({ audiences: ['client-a', 'client-b'] }),
       now: NOW,
       nonce,
@@ -128,7 +132,7 @@ describe('createOidcVerifier: valid tokens', () => {
 
   it('verifies an ES256 token from the same key set, and leaves email and nonce out when absent', async () => {
     const token = await mint(ec, claimsAt(NOW), { alg: 'ES256', kid: 'ec-1' });
-    const identity = await createOidcVerifier().verify(token, { issuers: trusted(), now: NOW });
+    const identity = await createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: trusted(), now: NOW });
     expect(identity.audience).toBe('client-a');
     expect(identity).not.toHaveProperty('email');
     expect(identity).not.toHaveProperty('nonce');
@@ -137,12 +141,12 @@ describe('createOidcVerifier: valid tokens', () => {
   it('picks the issuer out of several configured ones', async () => {
     const token = await mint(rsa, claimsAt(NOW));
     const issuers = [{ issuer: 'https://other.example.test', audiences: ['client-a'], jwksUrl: `${base}/nowhere` }, ...trusted()];
-    await expect(createOidcVerifier().verify(token, { issuers, now: NOW })).resolves.toMatchObject({ issuer: ISSUER });
+    await expect(createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers, now: NOW })).resolves.toMatchObject({ issuer: ISSUER });
     expect(hits.get('/nowhere')).toBeUndefined();
   });
 
   it('fetches the key set once and reuses it', async () => {
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     for (let i = 0; i < 3; i += 1) {
       await verifier.verify(await mint(rsa, claimsAt(NOW, { sub: `user-${i}` })), { issuers: trusted(), now: NOW });
     }
@@ -152,7 +156,7 @@ describe('createOidcVerifier: valid tokens', () => {
   it('finds the key set through the discovery document, and caches the document', async () => {
     const issuer = `${base}/idp`;
     routes.set('/idp/.well-known/openid-configuration', { body: { issuer, jwks_uri: `${base}/jwks` } });
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const issuers = [{ issuer, audiences: ['client-a'] }];
 
     for (let i = 0; i < 2; i += 1) {
@@ -164,7 +168,7 @@ describe('createOidcVerifier: valid tokens', () => {
   });
 
   it('works whatever the sandbox clock says, and only by it', async () => {
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     for (const now of [new Date('2001-02-03T04:05:06Z'), new Date('2045-06-07T08:09:10Z')]) {
       const token = await mint(rsa, claimsAt(now));
       await expect(verifier.verify(token, { issuers: trusted(), now })).resolves.toMatchObject({ subject: 'user-123' });
@@ -177,16 +181,16 @@ describe('createOidcVerifier: valid tokens', () => {
 describe('createOidcVerifier: rejections', () => {
   it('rejects an issuer that is not configured', async () => {
     const token = await mint(rsa, claimsAt(NOW, { iss: 'https://evil.example.test' }));
-    await expectFailure(createOidcVerifier().verify(token, { issuers: trusted(), now: NOW }), 'ISSUER_NOT_TRUSTED', token);
-    await expectFailure(createOidcVerifier().verify(token, { issuers: [], now: NOW }), 'ISSUER_NOT_TRUSTED', token);
+    await expectFailure(createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: trusted(), now: NOW }), 'ISSUER_NOT_TRUSTED', token);
+    await expectFailure(createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: [], now: NOW }), 'ISSUER_NOT_TRUSTED', token);
     expect(hits.get('/jwks')).toBeUndefined();
   });
 
   it('rejects a token for another audience', async () => {
     const token = await mint(rsa, claimsAt(NOW, { aud: ['client-x', 'client-y'] }));
-    await expectFailure(createOidcVerifier().verify(token, { issuers: trusted(), now: NOW }), 'AUDIENCE_MISMATCH', token);
+    await expectFailure(createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: trusted(), now: NOW }), 'AUDIENCE_MISMATCH', token);
     await expectFailure(
-      createOidcVerifier().verify(token, { issuers: trusted({ audiences: [] }), now: NOW }),
+      createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: trusted({ audiences: [] }), now: NOW }),
       'AUDIENCE_MISMATCH',
       token,
     );
@@ -194,7 +198,7 @@ describe('createOidcVerifier: rejections', () => {
 
   it('rejects an expired token, allowing 5 s of skew', async () => {
     const t = seconds(NOW);
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const expired = await mint(rsa, claimsAt(NOW, { iat: t - 30, exp: t - 5 }));
     await expectFailure(verifier.verify(expired, { issuers: trusted(), now: NOW }), 'EXPIRED', expired);
     const withinSkew = await mint(rsa, claimsAt(NOW, { iat: t - 30, exp: t - 4 }));
@@ -204,7 +208,7 @@ describe('createOidcVerifier: rejections', () => {
 
   it('requires iat at most 60 s old and not more than the skew in the future', async () => {
     const t = seconds(NOW);
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const at = (iat: number) => mint(rsa, claimsAt(NOW, { iat }));
     const verify = async (iat: number, extra: { maxAgeSeconds?: number } = {}) =>
       verifier.verify(await at(iat), { issuers: trusted(), now: NOW, ...extra });
@@ -219,12 +223,12 @@ describe('createOidcVerifier: rejections', () => {
 
   it('rejects a token that is not yet valid (nbf)', async () => {
     const token = await mint(rsa, claimsAt(NOW, { nbf: seconds(NOW) + 30 }));
-    await expectFailure(createOidcVerifier().verify(token, { issuers: trusted(), now: NOW }), 'NOT_FRESH', token);
+    await expectFailure(createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: trusted(), now: NOW }), 'NOT_FRESH', token);
   });
 
   it('rejects a nonce that differs from the expected one, or is missing', async () => {
     const expected = createHash('sha256').update('client-public-key-hex', 'utf8').digest('hex');
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const other = await mint(rsa, claimsAt(NOW, { nonce: createHash('sha256').update('another key').digest('hex') }));
     await expectFailure(verifier.verify(other, { issuers: trusted(), now: NOW, nonce: expected }), 'NONCE_MISMATCH', other);
     const none = await mint(rsa, claimsAt(NOW));
@@ -233,11 +237,11 @@ describe('createOidcVerifier: rejections', () => {
 
   it('rejects a token signed by another key under the same kid', async () => {
     const token = await mint(rsaImpostor, claimsAt(NOW));
-    await expectFailure(createOidcVerifier().verify(token, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', token);
+    await expectFailure(createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', token);
   });
 
   it('rejects an unknown kid, and a tampered payload', async () => {
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const unknownKid = await mint(rsaImpostor, claimsAt(NOW), { alg: 'RS256', kid: 'rsa-9' });
     await expectFailure(verifier.verify(unknownKid, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', unknownKid);
 
@@ -248,7 +252,7 @@ describe('createOidcVerifier: rejections', () => {
 
   it('verifies a token without kid against each candidate key', async () => {
     routes.set('/jwks', { body: { keys: [await publicJwk(rsaImpostor, 'a', 'RS256'), await publicJwk(rsa, 'b', 'RS256')] } });
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const good = await mint(rsa, claimsAt(NOW), { alg: 'RS256' });
     await expect(verifier.verify(good, { issuers: trusted(), now: NOW })).resolves.toBeDefined();
     const bad = await mint(rsaNext, claimsAt(NOW), { alg: 'RS256' });
@@ -257,20 +261,20 @@ describe('createOidcVerifier: rejections', () => {
 
   it('refuses alg none', async () => {
     const token = handMade({ alg: 'none', kid: 'rsa-1' }, claimsAt(NOW), '');
-    await expectFailure(createOidcVerifier().verify(token, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', token);
+    await expectFailure(createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', token);
   });
 
   it('refuses HS256 keyed with the public key (algorithm confusion)', async () => {
     const secret = new TextEncoder().encode(await exportSPKI(rsa.publicKey));
     const token = await new SignJWT(claimsAt(NOW)).setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' }).sign(secret);
-    await expectFailure(createOidcVerifier().verify(token, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', token);
+    await expectFailure(createOidcVerifier({ outbound: sandboxOutbound }).verify(token, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', token);
     const jwkSecret = new TextEncoder().encode(JSON.stringify(await publicJwk(rsa, 'rsa-1', 'RS256')));
     const token2 = await new SignJWT(claimsAt(NOW)).setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' }).sign(jwkSecret);
-    await expectFailure(createOidcVerifier().verify(token2, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', token2);
+    await expectFailure(createOidcVerifier({ outbound: sandboxOutbound }).verify(token2, { issuers: trusted(), now: NOW }), 'SIGNATURE_INVALID', token2);
   });
 
   it('calls garbage MALFORMED', async () => {
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const validClaims = base64url.encode(JSON.stringify(claimsAt(NOW)));
     const garbage = [
       '',
@@ -296,7 +300,7 @@ describe('createOidcVerifier: rejections', () => {
   });
 
   it('calls a signed token without sub, aud, iat or exp MALFORMED', async () => {
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     for (const missing of ['sub', 'aud', 'iat', 'exp'] as const) {
       const token = await mint(rsa, claimsAt(NOW, { [missing]: undefined }));
       await expectFailure(verifier.verify(token, { issuers: trusted(), now: NOW }), 'MALFORMED', token);
@@ -319,7 +323,7 @@ describe('createOidcVerifier: key sets', () => {
     routes.set('/hang', { hang: true });
 
     const token = await mint(rsa, claimsAt(NOW));
-    const verifier = createOidcVerifier({ fetchTimeoutMs: 300 });
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound, fetchTimeoutMs: 300 });
     for (const jwksUrl of [closedUrl, `${base}/error`, `${base}/junk`, `${base}/not-a-set`, `${base}/hang`, 'not a url']) {
       await expectFailure(verifier.verify(token, { issuers: trusted({ jwksUrl }), now: NOW }), 'JWKS_UNAVAILABLE', token);
     }
@@ -329,7 +333,7 @@ describe('createOidcVerifier: key sets', () => {
     const issuer = `${base}/idp`;
     const issuers = [{ issuer, audiences: ['client-a'] }];
     const token = await mint(rsa, claimsAt(NOW, { iss: issuer }));
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
 
     await expectFailure(verifier.verify(token, { issuers, now: NOW }), 'JWKS_UNAVAILABLE', token);
     routes.set('/idp/.well-known/openid-configuration', { body: { issuer: 'https://someone-else.example.test', jwks_uri: `${base}/jwks` } });
@@ -345,14 +349,14 @@ describe('createOidcVerifier: key sets', () => {
   it('recovers once the key server is back', async () => {
     routes.set('/jwks', { status: 503, body: {} });
     const token = await mint(rsa, claimsAt(NOW));
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     await expectFailure(verifier.verify(token, { issuers: trusted(), now: NOW }), 'JWKS_UNAVAILABLE', token);
     routes.set('/jwks', { body: { keys: [await publicJwk(rsa, 'rsa-1', 'RS256')] } });
     await expect(verifier.verify(token, { issuers: trusted(), now: NOW })).resolves.toBeDefined();
   });
 
   it('refetches the key set for a rotated-in kid, but not more than once per cooldown', async () => {
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     await verifier.verify(await mint(rsa, claimsAt(NOW)), { issuers: trusted(), now: NOW });
     expect(hits.get('/jwks')).toBe(1);
 
@@ -374,11 +378,87 @@ describe('createOidcVerifier: key sets', () => {
   });
 
   it('refetches the key set after cacheTtlMs', async () => {
-    const verifier = createOidcVerifier({ cacheTtlMs: 0 });
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound, cacheTtlMs: 0 });
     const token = await mint(rsa, claimsAt(NOW));
     await verifier.verify(token, { issuers: trusted(), now: NOW });
     await verifier.verify(token, { issuers: trusted(), now: NOW });
     expect(hits.get('/jwks')).toBe(2);
+  });
+});
+
+describe('createOidcVerifier: production reaches identity providers only through the outbound guard', () => {
+  let trap: Server;
+  let trapPort: number;
+  let trapConnections = 0;
+  const production = createOutbound({ mode: 'production' });
+  // The operator vouches for 127.0.0.1 (its own identity provider), and for nothing else on this host.
+  const trusting = createOutbound({ mode: 'production', allow: ['127.0.0.1/32'] });
+
+  beforeAll(async () => {
+    trap = createServer((_req, res) => res.end('{"keys":[]}'));
+    trap.on('connection', () => trapConnections++);
+    await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+    trapPort = (trap.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await Promise.all([production.close(), trusting.close()]);
+    trap.closeAllConnections();
+    await new Promise<void>((resolve) => trap.close(() => resolve()));
+  });
+  beforeEach(() => {
+    trapConnections = 0;
+  });
+
+  it("refuses a discovery document's jwks_uri that points at this host, without connecting to it", async () => {
+    const issuer = `${base}/prod-idp`;
+    const token = await mint(rsa, claimsAt(NOW, { iss: issuer }));
+    const issuers = [{ issuer, audiences: ['client-a'] }];
+    // 0.0.0.0 reaches the local host on Linux: a key server the operator never allowed.
+    routes.set('/prod-idp/.well-known/openid-configuration', { body: { issuer, jwks_uri: `http://0.0.0.0:${trapPort}/jwks` } });
+    await expectFailure(createOidcVerifier({ outbound: trusting }).verify(token, { issuers, now: NOW }), 'JWKS_UNAVAILABLE', token);
+    expect(hits.get('/prod-idp/.well-known/openid-configuration')).toBe(1);
+    expect(trapConnections).toBe(0);
+
+    routes.set('/prod-idp/.well-known/openid-configuration', { body: { issuer, jwks_uri: `${base}/jwks` } });
+    await expect(createOidcVerifier({ outbound: trusting }).verify(token, { issuers, now: NOW })).resolves.toMatchObject({ issuer, subject: 'user-123' });
+  });
+
+  it('refuses an issuer or a key set on a non-public address the operator did not allow', async () => {
+    const token = await mint(rsa, claimsAt(NOW));
+    const verifier = createOidcVerifier({ outbound: production });
+    await expectFailure(verifier.verify(token, { issuers: trusted({ jwksUrl: `http://127.0.0.1:${trapPort}/jwks` }), now: NOW }), 'JWKS_UNAVAILABLE', token);
+    await expectFailure(verifier.verify(token, { issuers: trusted({ jwksUrl: `https://127.0.0.1:${trapPort}/jwks` }), now: NOW }), 'JWKS_UNAVAILABLE', token);
+    const issuer = `https://127.0.0.1:${trapPort}`;
+    const discovered = await mint(rsa, claimsAt(NOW, { iss: issuer }));
+    await expectFailure(verifier.verify(discovered, { issuers: [{ issuer, audiences: ['client-a'] }], now: NOW }), 'JWKS_UNAVAILABLE', discovered);
+    expect(trapConnections).toBe(0);
+  });
+
+  it('refuses a public-looking issuer name that resolves to this host', async () => {
+    const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
+    const guard = createOutbound({ mode: 'production', lookup });
+    try {
+      const issuer = `https://idp.example.test:${trapPort}`;
+      const token = await mint(rsa, claimsAt(NOW, { iss: issuer }));
+      await expectFailure(createOidcVerifier({ outbound: guard }).verify(token, { issuers: [{ issuer, audiences: ['client-a'] }], now: NOW }), 'JWKS_UNAVAILABLE', token);
+      expect(trapConnections).toBe(0);
+    } finally {
+      await guard.close();
+    }
+  });
+
+  it('does not follow a key server redirecting elsewhere', async () => {
+    const redirector = createServer((_req, res) => res.writeHead(302, { location: `http://0.0.0.0:${trapPort}/jwks` }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const token = await mint(rsa, claimsAt(NOW));
+      const jwksUrl = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/jwks`;
+      await expectFailure(createOidcVerifier({ outbound: trusting }).verify(token, { issuers: trusted({ jwksUrl }), now: NOW }), 'JWKS_UNAVAILABLE', token);
+      expect(trapConnections).toBe(0);
+    } finally {
+      redirector.closeAllConnections();
+      await new Promise<void>((resolve) => redirector.close(() => resolve()));
+    }
   });
 });
 
@@ -387,7 +467,7 @@ describe('createOidcVerifier: unsigned tokens from untrusted issuers (sandbox)',
 
   it('accepts them only with allowUnsignedFromUntrusted', async () => {
     const token = handMade({ alg: 'RS256', kid: 'whatever' }, unsignedClaims({ email: 'sandbox@example.com' }), 'dummy');
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     await expectFailure(verifier.verify(token, { issuers: trusted(), now: NOW }), 'ISSUER_NOT_TRUSTED', token);
     await expectFailure(
       verifier.verify(token, { issuers: trusted(), now: NOW, allowUnsignedFromUntrusted: false }),
@@ -405,7 +485,7 @@ describe('createOidcVerifier: unsigned tokens from untrusted issuers (sandbox)',
   });
 
   it('still checks the signature when the issuer is configured', async () => {
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const options = { issuers: trusted(), now: NOW, allowUnsignedFromUntrusted: true };
     const dummy = handMade({ alg: 'RS256', kid: 'rsa-1' }, claimsAt(NOW), 'dummy');
     await expectFailure(verifier.verify(dummy, options), 'SIGNATURE_INVALID', dummy);
@@ -416,7 +496,7 @@ describe('createOidcVerifier: unsigned tokens from untrusted issuers (sandbox)',
   });
 
   it('still checks the claims', async () => {
-    const verifier = createOidcVerifier();
+    const verifier = createOidcVerifier({ outbound: sandboxOutbound });
     const t = seconds(NOW);
     const verify = (claims: JWTPayload, nonce?: string) =>
       verifier.verify(handMade({ alg: 'RS256' }, claims, 'dummy'), {

@@ -1,4 +1,5 @@
-import { base64url, compactVerify, createRemoteJWKSet, errors, type CompactVerifyGetKey, type RemoteJWKSet } from 'jose';
+import { base64url, compactVerify, createRemoteJWKSet, customFetch, errors, type CompactVerifyGetKey, type FetchImplementation, type RemoteJWKSet } from 'jose';
+import type { Outbound } from '../outbound/guard.js';
 import { sha256Hex } from './secrets.js';
 
 /** An OpenID provider a platform trusts, and the client ids (audiences) it accepts from it. */
@@ -64,10 +65,14 @@ export interface OidcVerifier {
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA', 'Ed25519'];
 const MAX_TOKEN_LENGTH = 16 * 1024;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+// Discovery documents and key sets are a few kilobytes; a provider sending more is not trusted with memory.
+const MAX_DOCUMENT_BYTES = 512 * 1024;
 
 type Claims = Record<string, unknown>;
 
-export function createOidcVerifier(options: { fetchTimeoutMs?: number; cacheTtlMs?: number } = {}): OidcVerifier {
+/** `outbound` is the guard every discovery and key-set request goes through, so an issuer cannot point the service at the operator's network. */
+export function createOidcVerifier(options: { outbound: Outbound; fetchTimeoutMs?: number; cacheTtlMs?: number }): OidcVerifier {
+  const { outbound } = options;
   const fetchTimeoutMs = options.fetchTimeoutMs ?? 5_000;
   const cacheTtlMs = options.cacheTtlMs ?? 10 * 60_000;
   if (!Number.isInteger(fetchTimeoutMs) || fetchTimeoutMs <= 0) throw new TypeError('fetchTimeoutMs must be a positive integer');
@@ -80,7 +85,7 @@ export function createOidcVerifier(options: { fetchTimeoutMs?: number; cacheTtlM
     let set = jwksSets.get(url.href);
     if (!set) {
       // jose refreshes the set after cacheTtlMs, and early (at most once per 30 s) when a kid is unknown.
-      set = createRemoteJWKSet(url, { timeoutDuration: fetchTimeoutMs, cacheMaxAge: cacheTtlMs });
+      set = createRemoteJWKSet(url, { timeoutDuration: fetchTimeoutMs, cacheMaxAge: cacheTtlMs, [customFetch]: guardedFetch(outbound, fetchTimeoutMs) });
       jwksSets.set(url.href, set);
     }
     return set;
@@ -89,7 +94,7 @@ export function createOidcVerifier(options: { fetchTimeoutMs?: number; cacheTtlM
   async function discoverJwksUrl(issuer: string): Promise<URL> {
     const cached = discovered.get(issuer);
     if (cached && performance.now() < cached.expiresAt) return cached.jwksUrl;
-    const jwksUrl = fetchDiscovery(issuer, fetchTimeoutMs);
+    const jwksUrl = fetchDiscovery(outbound, issuer, fetchTimeoutMs);
     const entry = { jwksUrl, expiresAt: performance.now() + cacheTtlMs };
     discovered.set(issuer, entry);
     jwksUrl.catch(() => {
@@ -190,21 +195,26 @@ export function createOidcVerifier(options: { fetchTimeoutMs?: number; cacheTtlM
   };
 }
 
-async function fetchDiscovery(issuer: string, timeoutMs: number): Promise<URL> {
+async function fetchDiscovery(outbound: Outbound, issuer: string, timeoutMs: number): Promise<URL> {
   const url = new URL(`${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`);
-  const response = await fetch(url, {
-    signal: AbortSignal.timeout(timeoutMs),
-    redirect: 'error',
-    headers: { accept: 'application/json' },
-  });
+  const response = await outbound.request(url, { method: 'GET', headers: { accept: 'application/json' }, timeoutMs, maxBodyBytes: MAX_DOCUMENT_BYTES });
   if (response.status !== 200) throw new Error(`discovery answered ${response.status}`);
-  const document: unknown = await response.json();
+  const document: unknown = JSON.parse(response.text);
   if (typeof document !== 'object' || document === null) throw new Error('discovery document is not an object');
   const { issuer: claimedIssuer, jwks_uri: jwksUri } = document as Record<string, unknown>;
   // OpenID Connect Discovery 1.0 §4.3: the document must name exactly the issuer it was fetched for.
   if (claimedIssuer !== issuer) throw new Error('discovery issuer mismatch');
   if (typeof jwksUri !== 'string') throw new Error('discovery has no jwks_uri');
+  // Where it points is judged by the guard when the key set is fetched, like any other address.
   return new URL(jwksUri);
+}
+
+/** jose's key-set fetch, through the outbound guard; only a 200 carries a body, the only answer jose accepts. */
+function guardedFetch(outbound: Outbound, timeoutMs: number): FetchImplementation {
+  return async (url, init) => {
+    const response = await outbound.request(url, { method: 'GET', headers: Object.fromEntries(init.headers), signal: init.signal, timeoutMs, maxBodyBytes: MAX_DOCUMENT_BYTES });
+    return new Response(response.status === 200 ? response.text : null, { status: response.status, headers: response.headers });
+  };
 }
 
 /** Decodes header and payload without trusting them; rejects anything that is not a plain compact JWS. */

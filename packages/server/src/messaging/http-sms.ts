@@ -1,5 +1,5 @@
-import { request } from 'undici';
 import { expiryText, MessageDeliveryError, type OtpMessage } from '../providers/messenger.js';
+import { OutboundError, type Outbound } from '../outbound/guard.js';
 
 const TIMEOUT_MS = 5_000;
 
@@ -10,8 +10,9 @@ export interface HttpSms {
 /**
  * Sends codes through an HTTP SMS gateway: POST `{"to": "+15551234567", "body": "..."}` as JSON to
  * `smsUrl`, with `Authorization: Bearer <smsToken>` when a token is set. Any 2xx means accepted.
+ * In production the gateway must be public and https, or inside MONETA_OUTBOUND_ALLOW.
  */
-export function createHttpSms(settings: { smsUrl: string; smsToken?: string | undefined }): HttpSms {
+export function createHttpSms(settings: { smsUrl: string; smsToken?: string | undefined; outbound: Outbound }): HttpSms {
   const provider = new URL(settings.smsUrl).host;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (settings.smsToken) headers.authorization = `Bearer ${settings.smsToken}`;
@@ -21,26 +22,21 @@ export function createHttpSms(settings: { smsUrl: string; smsToken?: string | un
       const body = JSON.stringify({ to: m.to, body: smsText(m) });
       let status: number;
       try {
-        const response = await request(settings.smsUrl, {
-          method: 'POST',
-          headers,
-          body,
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-          headersTimeout: TIMEOUT_MS,
-          bodyTimeout: TIMEOUT_MS,
-        });
-        status = response.statusCode;
         // The gateway's answer is not read, let alone echoed: it may quote the message, code included.
-        await response.body.dump().catch(() => undefined);
+        status = (await settings.outbound.request(settings.smsUrl, { method: 'POST', headers, body, timeoutMs: TIMEOUT_MS, maxBodyBytes: 0 })).status;
       } catch (error) {
-        const name = (error as { name?: unknown }).name;
-        const code = (error as { code?: unknown }).code;
-        const reason = name === 'TimeoutError' || name === 'AbortError' ? `did not answer within ${TIMEOUT_MS / 1000} s` : `could not be reached${typeof code === 'string' ? ` (${code})` : ''}`;
-        throw new MessageDeliveryError(`SMS provider ${provider} ${reason}`);
+        throw new MessageDeliveryError(`SMS provider ${provider} ${failureText(error)}`);
       }
       if (status < 200 || status > 299) throw new MessageDeliveryError(`SMS provider ${provider} refused the message (HTTP ${status})`);
     },
   };
+}
+
+function failureText(error: unknown): string {
+  if (!(error instanceof OutboundError)) return 'could not be reached';
+  if (error.failure === 'TIMEOUT') return `did not answer within ${TIMEOUT_MS / 1000} s`;
+  if (error.failure === 'REFUSED') return `is not an address this installation may call (${error.message}; see MONETA_OUTBOUND_ALLOW)`;
+  return `could not be reached${error.code ? ` (${error.code})` : ''}`;
 }
 
 export function smsText(m: OtpMessage): string {

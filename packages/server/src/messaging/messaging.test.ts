@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
-import { createMessenger, expiryText, maskRecipient, MessageDeliveryError, MessagingNotConfigured, type ClosableMessenger, type OtpMessage } from '../providers/messenger.js';
+import { createMessenger, expiryText, maskRecipient, MessageDeliveryError, MessagingNotConfigured, type ClosableMessenger, type MessengerSettings, type OtpMessage } from '../providers/messenger.js';
+import { createOutbound } from '../outbound/guard.js';
 
 const CODE = '482913';
 const message = (overrides: Partial<OtpMessage> = {}): OtpMessage => ({ to: 'jane@example.test', code: CODE, appName: 'Acme Wallet', expiresInSeconds: 600, ...overrides });
@@ -14,9 +15,19 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function messenger(settings: Parameters<typeof createMessenger>[0], log?: Parameters<typeof createMessenger>[1]): ClosableMessenger {
-  const created = createMessenger(settings, log);
-  cleanups.push(() => created.close());
+/**
+ * A messenger calling out through the outbound guard of its mode. Production trusts 127.0.0.1 (as
+ * an operator whose gateway runs on the same host would, with MONETA_OUTBOUND_ALLOW) unless the
+ * test says otherwise.
+ */
+function messenger(settings: Omit<MessengerSettings, 'outbound'> & { outboundAllow?: string[] }, log?: Parameters<typeof createMessenger>[1]): ClosableMessenger {
+  const { outboundAllow = ['127.0.0.1/32'], ...rest } = settings;
+  const outbound = createOutbound({ mode: settings.mode, allow: outboundAllow });
+  const created = createMessenger({ ...rest, outbound }, log);
+  cleanups.push(async () => {
+    created.close();
+    await outbound.close();
+  });
   return created;
 }
 
@@ -292,6 +303,28 @@ describe('SMS through an HTTP gateway', () => {
 
     expect(error.message).toBe(`SMS provider 127.0.0.1:${port} could not be reached (ECONNREFUSED)`);
     for (const secret of [CODE, 'tok_123']) expect(error.message).not.toContain(secret);
+  });
+
+  it('production refuses a gateway on a private or loopback address the operator did not allow, without connecting', async () => {
+    const peer = await httpPeer();
+    const port = new URL(peer.url).port;
+    for (const smsUrl of [peer.url, `https://127.0.0.1:${port}/sms`, `http://0.0.0.0:${port}/sms`]) {
+      const sms = messenger({ mode: 'production', smsUrl, smsToken: 'tok_123', outboundAllow: [] });
+      const error = await deliveryError(sms.sendSmsCode(message({ to: '+15551234567' })));
+      expect(error.message).toMatch(/^SMS provider \S+ is not an address this installation may call \(.+; see MONETA_OUTBOUND_ALLOW\)$/);
+      for (const secret of [CODE, 'tok_123']) expect(error.message).not.toContain(secret);
+    }
+    // An allow-list naming another network does not cover this host either.
+    const elsewhere = messenger({ mode: 'production', smsUrl: peer.url, outboundAllow: ['10.0.0.0/8'] });
+    await deliveryError(elsewhere.sendSmsCode(message({ to: '+15551234567' })));
+    expect(peer.received).toHaveLength(0);
+  });
+
+  it('a gateway that does not answer is a MessageDeliveryError once the timeout has passed', async () => {
+    const peer = await httpPeer(() => undefined);
+    const sms = messenger({ mode: 'sandbox', smsUrl: peer.url });
+    const error = await deliveryError(sms.sendSmsCode(message({ to: '+15551234567' })));
+    expect(error.message).toBe(`SMS provider ${new URL(peer.url).host} did not answer within 5 s`);
   });
 });
 

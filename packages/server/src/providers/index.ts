@@ -9,6 +9,7 @@ import { unconfiguredCardIssuer, type CardIssuer } from './card-issuer.js';
 import { unconfiguredFundingRail, type FundingRail } from './funding-rail.js';
 import { manualReviewProvider, type KycProvider } from './kyc-provider.js';
 import { createMessenger, type Messenger } from './messenger.js';
+import { createOutbound, type Outbound } from '../outbound/guard.js';
 import { unconfiguredPayoutRail, type PayoutRail } from './payout-rail.js';
 
 /**
@@ -24,10 +25,13 @@ export interface Providers {
   kyc: KycProvider;
   cardIssuer: CardIssuer;
   messenger: Messenger;
+  /** Every outbound HTTP request goes through it (outbound/guard.ts). */
+  outbound: Outbound;
 }
 
 export function createProviders(config: Config): Providers {
   const sandbox = config.mode === 'sandbox';
+  const outbound = createOutbound({ mode: config.mode, allow: config.outboundAllow });
   const rates = config.fxRates
     ? createTableRateSource({ name: 'operator table', usdRates: config.fxRates, spreadBps: config.fxSpreadBps })
     : sandbox
@@ -39,6 +43,7 @@ export function createProviders(config: Config): Providers {
     rates,
     kyc: sandbox ? sandboxKycProvider : manualReviewProvider,
     cardIssuer: sandbox ? sandboxCardIssuer : unconfiguredCardIssuer,
-    messenger: createMessenger({ mode: config.mode, smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, smsUrl: config.smsUrl, smsToken: config.smsToken }),
+    messenger: createMessenger({ mode: config.mode, outbound, smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, smsUrl: config.smsUrl, smsToken: config.smsToken }),
+    outbound,
   };
 }

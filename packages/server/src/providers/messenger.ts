@@ -1,5 +1,6 @@
 import { createHttpSms } from '../messaging/http-sms.js';
 import { createSmtpMailer } from '../messaging/smtp-mailer.js';
+import type { Outbound } from '../outbound/guard.js';
 
 /** A one-time code on its way to a person: by email (`to` an address) or by SMS (`to` an E.164 number). */
 export interface OtpMessage {
@@ -35,6 +36,8 @@ export class MessagingNotConfigured extends Error {
 
 export interface MessengerSettings {
   mode: 'sandbox' | 'production';
+  /** The outbound guard the SMS gateway is called through. */
+  outbound: Outbound;
   smtpUrl?: string | undefined;
   smtpFrom?: string | undefined;
   smsUrl?: string | undefined;
@@ -51,7 +54,7 @@ export type ClosableMessenger = Messenger & { close(): void };
 export function createMessenger(settings: MessengerSettings, log?: MessengerLog): ClosableMessenger {
   const sandbox = settings.mode === 'sandbox';
   const mailer = settings.smtpUrl ? createSmtpMailer({ smtpUrl: settings.smtpUrl, smtpFrom: settings.smtpFrom }) : undefined;
-  const sms = settings.smsUrl ? createHttpSms({ smsUrl: settings.smsUrl, smsToken: settings.smsToken }) : undefined;
+  const sms = settings.smsUrl ? createHttpSms({ smsUrl: settings.smsUrl, smsToken: settings.smsToken, outbound: settings.outbound }) : undefined;
 
   const notSent = (channel: 'email' | 'sms') => async (m: OtpMessage) => {
     log?.info({ channel, to: maskRecipient(m.to) }, `otp ${channel} not sent (sandbox)`);

@@ -10,7 +10,7 @@ import { CURRENCY_CODES } from '../../lib/currencies.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { PublicSigningKey, SigningKeys } from '../../events/signing-keys.js';
 import { amountNotPositive, amountOutOfRange, clockOffsetTooLarge, currencyNotEnabled, MAX_CLOCK_OFFSET_SECONDS, platformNotFound } from './errors.js';
-import { checkWebhookUrlSyntax, resolveDeliveryAddress } from '../../events/endpoint-guard.js';
+import { checkWebhookUrlSyntax, resolveDeliveryAddress } from '../../outbound/urls.js';
 
 export type PlatformConfigView = Static<typeof PlatformConfig>;
 export type ConfigPatch = Static<typeof PlatformConfigUpdateRequest>;
@@ -142,11 +142,11 @@ export function createPlatformService({
       return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
     },
 
-    async getConfig({ platformId }: Scope): Promise<PlatformConfigView> {
+    async getConfig({ platformId, now }: Scope): Promise<PlatformConfigView> {
       const row = await db.selectFrom('platforms').selectAll().where('id', '=', platformId).executeTakeFirst();
       if (!row) throw platformNotFound();
-      await signingKeys.ensure(db, platformId, new Date());
-      return withKeys(configView(row), await signingKeys.publicKeys(db, platformId));
+      await signingKeys.ensure(db, platformId, now);
+      return withKeys(configView(row), await signingKeys.publicKeys(db, platformId, now));
     },
 
     /** Where this platform's webhooks go, if it set an endpoint. */
@@ -173,14 +173,16 @@ export function createPlatformService({
         const resolved = syntax.ok && mode === 'production' ? await resolveDeliveryAddress(syntax.url, mode) : syntax;
         if (!resolved.ok) errors.push({ field: 'webhookEndpoint', constraint: { format: 'uri' }, message: resolved.reason });
       }
-      // Identity-provider keys are fetched by the service: the same address rules as webhook endpoints.
+      // The service fetches the issuer's discovery document and its keys: the same URL rules as webhook endpoints, for each.
       patch.embeddedWalletConfig?.oidcIssuers?.forEach((provider, i) => {
-        const syntax = checkWebhookUrlSyntax(provider.jwksUrl ?? provider.issuer, mode);
-        if (!syntax.ok) errors.push({ field: `embeddedWalletConfig.oidcIssuers.${i}.${provider.jwksUrl ? 'jwksUrl' : 'issuer'}`, constraint: { format: 'uri' }, message: syntax.reason });
+        for (const field of ['issuer', 'jwksUrl'] as const) {
+          const syntax = provider[field] === undefined ? undefined : checkWebhookUrlSyntax(provider[field], mode);
+          if (syntax?.ok === false) errors.push({ field: `embeddedWalletConfig.oidcIssuers.${i}.${field}`, constraint: { format: 'uri' }, message: syntax.reason });
+        }
       });
       if (errors.length > 0) throw invalidInput(errors);
 
-      const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forUpdate().executeTakeFirstOrThrow();
+      const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forNoKeyUpdate().executeTakeFirstOrThrow();
       const config = { ...row.config, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
       // Embedded-wallet fields left out of a request keep their values (the reference's rule).
       if (patch.embeddedWalletConfig) config.embeddedWalletConfig = { ...((row.config.embeddedWalletConfig) ?? {}), ...patch.embeddedWalletConfig };
@@ -195,7 +197,7 @@ export function createPlatformService({
       if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== row.config.webhookEndpoint) {
         ctx.emit('TEST', {});
       }
-      return withKeys(configView(updated), await signingKeys.publicKeys(ctx.tx, ctx.platformId));
+      return withKeys(configView(updated), await signingKeys.publicKeys(ctx.tx, ctx.platformId, ctx.now));
     },
 
     /**
@@ -260,7 +262,7 @@ export function createPlatformService({
 
     /** Sandbox only: moves the platform's clock forward (never back, so nothing un-expires). */
     async advanceClock(ctx: UnitOfWork, seconds: number): Promise<{ now: string; offsetSeconds: number }> {
-      const current = await ctx.tx.selectFrom('platforms').select('clock_offset_ms').where('id', '=', ctx.platformId).forUpdate().executeTakeFirstOrThrow();
+      const current = await ctx.tx.selectFrom('platforms').select('clock_offset_ms').where('id', '=', ctx.platformId).forNoKeyUpdate().executeTakeFirstOrThrow();
       const offsetSeconds = Math.floor(Number(current.clock_offset_ms) / 1000);
       if (offsetSeconds + seconds > MAX_CLOCK_OFFSET_SECONDS) throw clockOffsetTooLarge(offsetSeconds);
       const row = await ctx.tx

@@ -66,6 +66,8 @@ beforeAll(async () => {
     MONETA_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
     MONETA_SMS_URL: `http://127.0.0.1:${(sms.address() as AddressInfo).port}/messages`,
     MONETA_SMS_TOKEN: 'sms-gateway-token',
+    // The gateway is on loopback: an operator's private gateway must be allowed by name.
+    MONETA_OUTBOUND_ALLOW: '127.0.0.1/32',
   }, { listen: true });
   p = t.platform;
   expect((await httpApi(t)(p, 'PATCH', '/config', { embeddedWalletConfig: { appName: 'Prod Wallet', otpLength: 6 } })).status).toBe(200);

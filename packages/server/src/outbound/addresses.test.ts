@@ -1,15 +1,8 @@
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import {
-  addressCategory,
-  checkWebhookUrlSyntax,
-  isPublicAddress,
-  pinnedLookup,
-  resolveDeliveryAddress,
-  type AddressCategory,
-  type LookupAll,
-} from './endpoint-guard.js';
+import { addressCategory, isPublicAddress, unmappedAddress, type AddressCategory } from './addresses.js';
+import { checkWebhookUrlSyntax, lookupAnswering, pinnedLookup, resolveDeliveryAddress, type LookupAll } from './urls.js';
 
 /** [address, expected category]: each range's first and last address, and its neighbours outside. */
 const IPV4_CASES: ReadonlyArray<readonly [string, AddressCategory]> = [
@@ -180,6 +173,15 @@ describe('addressCategory and isPublicAddress', () => {
     expect(isPublicAddress('FE80::1')).toBe(false);
     expect(isPublicAddress('::FFFF:7F00:1')).toBe(false);
     expect(isPublicAddress('2606:4700:4700:0000:0000:0000:0000:1111')).toBe(true);
+  });
+
+  it('unmaps IPv4-mapped IPv6 addresses and leaves every other address as it is', () => {
+    expect(unmappedAddress('::ffff:127.0.0.1')).toBe('127.0.0.1');
+    expect(unmappedAddress('::ffff:a00:5')).toBe('10.0.0.5');
+    expect(unmappedAddress('64:ff9b::a00:5')).toBe('64:ff9b::a00:5');
+    expect(unmappedAddress('::1')).toBe('::1');
+    expect(unmappedAddress('10.0.0.5')).toBe('10.0.0.5');
+    expect(unmappedAddress('not an address')).toBe('not an address');
   });
 
   it.each(['', 'localhost', 'example.com', '[::1]', '1.2.3', '01.2.3.4', '256.1.1.1', '::g', ' 8.8.8.8', '8.8.8.8/32'])(
@@ -393,6 +395,20 @@ describe('pinnedLookup', () => {
     expect(answers).toEqual([
       [null, [{ address: '93.184.215.14', family: 4 }]],
       [null, '93.184.215.14', 4],
+    ]);
+  });
+
+  it('answers with every admitted address when asked for all (happy eyeballs then tries each), else with the first', () => {
+    const lookup = lookupAnswering([
+      { address: '2606:4700:4700::1111', family: 6 },
+      { address: '93.184.215.14', family: 4 },
+    ]);
+    const answers: unknown[][] = [];
+    lookup('hooks.example.com', { all: true }, (...args) => answers.push(args));
+    lookup('hooks.example.com', {}, (...args) => answers.push(args));
+    expect(answers).toEqual([
+      [null, [{ address: '2606:4700:4700::1111', family: 6 }, { address: '93.184.215.14', family: 4 }]],
+      [null, '2606:4700:4700::1111', 6],
     ]);
   });
 
