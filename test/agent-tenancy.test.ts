@@ -65,3 +65,38 @@ describe('an agent reaches only its own customer', () => {
     expect(res.status, `${routeKey(route)} for its own customer: ${res.text}`).toBeLessThan(300);
   });
 });
+
+describe('Idempotency-Key spaces', () => {
+  const externalAccount = () => ({ currency: 'USD', accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: `${Date.now()}`.slice(-9), beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Key Space' } } });
+
+  it('an agent reusing a key the platform used neither replays nor blocks the platform’s request, and the other way round', async () => {
+    const key = `shared-key-${Math.random().toString(36).slice(2)}`;
+    const customer = await t.api<{ id: string }>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Key Owner' }, { 'Idempotency-Key': key });
+    expect(customer.status).toBe(201);
+
+    // The agent's request under the same key runs as its own (not a 409, not the platform's answer).
+    const agentBody = externalAccount();
+    const byAgent = await t.api<{ id: string }>(null, 'POST', '/agents/me/external-accounts', agentBody, { authorization: bearerX, 'Idempotency-Key': key });
+    expect(byAgent.status, byAgent.text).toBe(201);
+    expect(byAgent.headers['idempotent-replayed']).toBeUndefined();
+    expect(byAgent.body.id).toMatch(/^ExternalAccount:/);
+
+    // Each replays its own answer.
+    const platformAgain = await t.api<{ id: string }>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Key Owner' }, { 'Idempotency-Key': key });
+    expect(platformAgain.headers['idempotent-replayed']).toBe('true');
+    expect(platformAgain.body.id).toBe(customer.body.id);
+    const agentAgain = await t.api<{ id: string }>(null, 'POST', '/agents/me/external-accounts', agentBody, { authorization: bearerX, 'Idempotency-Key': key });
+    expect(agentAgain.headers['idempotent-replayed']).toBe('true');
+    expect(agentAgain.body.id).toBe(byAgent.body.id);
+
+    // An agent first: the platform's later request with that key is its own too.
+    const agentFirst = `agent-first-${Math.random().toString(36).slice(2)}`;
+    const body = externalAccount();
+    expect((await t.api(null, 'POST', '/agents/me/external-accounts', body, { authorization: bearerX, 'Idempotency-Key': agentFirst })).status).toBe(201);
+    const platformLater = await t.api<{ id: string }>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Later Owner' }, { 'Idempotency-Key': agentFirst });
+    expect(platformLater.status, platformLater.text).toBe(201);
+    expect(platformLater.headers['idempotent-replayed']).toBeUndefined();
+    const agentReplay = await t.api(null, 'POST', '/agents/me/external-accounts', body, { authorization: bearerX, 'Idempotency-Key': agentFirst });
+    expect(agentReplay.headers['idempotent-replayed']).toBe('true');
+  });
+});

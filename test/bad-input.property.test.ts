@@ -274,6 +274,32 @@ describe('every route that takes a body refuses bad input cleanly', () => {
   });
 });
 
+describe('every route, whether or not it takes a body', () => {
+  const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+
+  it('answers a body nested thousands of levels deep, sent with an Idempotency-Key, with 400 INVALID_REQUEST_FORMAT and writes nothing', async () => {
+    const changing = [...authenticatedRoutes(t), ...agentRoutes(t)].filter((r) => r.method !== 'GET' && r.method !== 'HEAD');
+    expect(changing.filter((r) => !r.hasBody).length).toBeGreaterThan(0);
+    for (const route of changing) {
+      const headers = { 'idempotency-key': `deep-${routeKey(route)}`, ...(route.agent ? { authorization: ids.get('AgentToken')! } : {}) };
+      const res = await expectHandledCleanly<ApiError>({ method: route.method, url: fillPath(t, route, ids), headers, payload: deep, contentType: 'application/json' });
+      expect(res.status, `${routeKey(route)}: ${res.text}`).toBe(400);
+      expect(res.body.code).toBe('INVALID_REQUEST_FORMAT');
+    }
+  });
+
+  it('answers HEAD on every path without a server error, without a body, and writes nothing', async () => {
+    const scratch = await createOneOfEach(t, t.platform, 'head');
+    for (const url of new Set(t.routes.entries.map((route) => concretePath(route, scratch)))) {
+      const before = await databaseFingerprint(t.database.db);
+      const res = await send(t, { method: 'HEAD', url });
+      expect(res.status, `HEAD ${url}`).toBeLessThan(500);
+      expect(res.text, `HEAD ${url}`).toBe('');
+      expect(await databaseFingerprint(t.database.db), `HEAD ${url} wrote to the database`).toBe(before);
+    }
+  });
+});
+
 describe('request limits, unknown routes and wrong methods', () => {
   it('an unknown route answers 404 NOT_FOUND, with or without credentials', async () => {
     const segment = fc.stringMatching(/^[a-z0-9_-]{1,12}$/);

@@ -87,7 +87,7 @@ describe('a module added to the list is served, wired and documented', () => {
   it('its routes and the codes they can answer are in the OpenAPI document', async () => {
     const doc = (await t.api<{ paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties: { code: { enum: string[] }; details: { properties: { reason?: { enum: string[] } } } } } }> }> }>> }>(null, 'GET', '/openapi.json')).body;
     const tips = doc.paths['/tips']!.post!.responses;
-    expect(Object.keys(tips).sort()).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '500']);
+    expect(Object.keys(tips).sort()).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '500', '503']);
     const schemaOf = (status: string) => tips[status]!.content!['application/json']!.schema.properties;
     expect(schemaOf('400').code.enum).toEqual(expect.arrayContaining(['INVALID_INPUT', 'AMOUNT_OUT_OF_RANGE', 'INVALID_AMOUNT']));
     expect(schemaOf('400').details.properties.reason!.enum).toEqual(expect.arrayContaining(['TIP_TOO_LARGE', 'INSUFFICIENT_FUNDS']));

@@ -189,6 +189,12 @@ export const EXTENSIONS: readonly Extension[] = [
   { methods: ['POST'], path: '/sandbox/customers/{customerId}/kyc-decision', reason: 'sandbox: decide a KYC/KYB review without the hosted page' },
   { methods: ['POST'], path: '/sandbox/wallets/{id}/demo-link', reason: 'sandbox: a link to the sandbox wallet page (passkey registration, login, a signed action)' },
   { methods: ['GET'], path: '/auth/bundle-signing-key', reason: 'the public key that signs OTP target and export bundles, for clients to pin (reference: Turnkey’s fixed production key)' },
+  {
+    methods: ['POST'],
+    path: '/auth/credentials/{id}/unlock',
+    reason:
+      'the platform lifts the lasting OTP lockout (wrong codes in a row across codes lock a credential; the reference documents only 429 RATE_LIMITED with Retry-After on verify and challenge, and no way to end a lock early). Its events AUTH_METHOD.LOCKED and AUTH_METHOD.UNLOCKED are not in the reference’s webhooks either: bodies of event types the reference does not define are not checked (webhookViolations), so they need no entry',
+  },
 ];
 
 /**
@@ -247,6 +253,11 @@ export const CROSS_CUTTING_STATUSES: readonly CrossCuttingStatus[] = [
     status: 410,
     codes: ['CUSTOMER_DELETED'],
     reason: 'every route that names a deleted customer (path, body or query) answers 410 CUSTOMER_DELETED, not only DELETE /customers/{customerId}',
+  },
+  {
+    status: 503,
+    codes: ['SERVICE_UNAVAILABLE'],
+    reason: 'any operation answers 503 SERVICE_UNAVAILABLE (with Retry-After) when its database connection is lost or the process is draining for shutdown; the reference documents 503 on a few provider-backed operations only',
   },
 ];
 

@@ -7,11 +7,12 @@ import { API_PREFIX, API_VERSION } from './config.js';
 import { createContainer, type AppDeps, type Container } from './container.js';
 import { ping } from './db/database.js';
 import { createAuthenticator } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { refuseWhileClosing, registerErrorHandling } from './http/errors.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { logError, logRequest } from './http/log-serializers.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { createChangeRunner } from './http/idempotency.js';
+import { boundJsonBodies } from './http/json-body.js';
 import { RouteTable } from './http/route-table.js';
 import { createRoutes, type RouteConfig } from './http/routes.js';
 import type { ApiApp } from './http/types.js';
@@ -44,7 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => `Request:${uuidv7()}`,
-    return503OnClosing: true,
+    // Requests arriving while the app closes are refused in the error shape (below), not Fastify's.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
@@ -81,6 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app, routes);
+  refuseWhileClosing(app);
+  boundJsonBodies(app);
 
   await app.register(swagger, {
     openapi: {
@@ -138,8 +142,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   await app.register(scalar, {
     routePrefix: `${API_PREFIX}/reference`,
+    // The document comes from @fastify/swagger (the page loads it from ./openapi.json beside it);
+    // a `url` here would make the plugin's own openapi.json and openapi.yaml routes fail (500).
     configuration: {
-      url: `${API_PREFIX}/openapi.json`,
       withDefaultFonts: false,
       hideClientButton: true,
       showDeveloperTools: 'never',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import type { Db } from './db/schema.js';
 import { creationOrder, type ModuleDefinition, type PaymentKind, type ServiceRegistry } from './core/module.js';
+import { createReactions, type Reactions } from './core/reactions.js';
 import { createJobRunner, type JobRunner } from './jobs/jobs.js';
 import { createLedger, type Ledger } from './ledger/index.js';
 import { createClock, type Clock } from './lib/clock.js';
@@ -40,6 +41,8 @@ export interface Infrastructure {
   signingKeys: SigningKeys;
   providers: Providers;
   paymentKinds: PaymentKinds;
+  /** Announces a fact other modules act on in the same unit of work (core/reactions.ts). */
+  reactions: Reactions;
 }
 
 /** Everything the HTTP app, the worker and the CLI share: infrastructure, every module's service, and the runners. */
@@ -65,6 +68,7 @@ export function createContainer(deps: AppDeps): Container {
   const sealer = createSealer(deps.encryptionKey ?? randomBytes(32));
   const providers = createProviders(config);
   const kinds = new Map<string, PaymentKind>();
+  const reactions = createReactions();
   const infrastructure: Infrastructure = {
     config,
     db,
@@ -73,9 +77,10 @@ export function createContainer(deps: AppDeps): Container {
     clock,
     sealer,
     ledger: createLedger({ db, fundingRail: providers.fundingRail }),
-    signingKeys: createSigningKeys({ db, sealer }),
+    signingKeys: createSigningKeys({ db, sealer, clock }),
     providers,
     paymentKinds: { get: (kind) => kinds.get(kind) },
+    reactions,
   };
 
   const services: Record<string, unknown> = {};
@@ -90,6 +95,7 @@ export function createContainer(deps: AppDeps): Container {
     clock,
     keys: infrastructure.signingKeys,
     mode: config.mode,
+    outbound: providers.outbound,
     webhookEndpoint: (platformId) => registry.platforms.webhookEndpoint(platformId),
     timeoutMs: config.webhookTimeoutMs,
     leaseMs: config.webhookLeaseMs,
@@ -98,6 +104,7 @@ export function createContainer(deps: AppDeps): Container {
 
   for (const module of modules) {
     for (const [kind, handler] of Object.entries(module.jobs?.(container) ?? {})) jobs.register(kind, handler);
+    if (module.reactions) reactions.add(module.reactions(container));
     for (const [kind, paymentKind] of Object.entries(module.paymentKinds?.(container) ?? {})) {
       if (kinds.has(kind)) throw new Error(`payment kind ${kind} is declared by two modules`);
       kinds.set(kind, paymentKind);

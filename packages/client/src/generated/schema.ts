@@ -216,6 +216,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -577,6 +607,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -815,6 +875,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -1026,6 +1116,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -1358,6 +1478,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -1636,6 +1786,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -1663,6 +1843,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -2041,6 +2251,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -2273,6 +2513,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -2646,6 +2916,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -2888,6 +3188,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -3057,6 +3387,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -3252,6 +3612,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -3463,6 +3853,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -3712,6 +4132,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -3989,6 +4439,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -4178,6 +4658,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -4509,6 +5019,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -4721,6 +5261,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -4944,6 +5514,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -5150,6 +5750,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -5460,6 +6090,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -5577,6 +6237,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 501;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -5824,6 +6514,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -6117,6 +6837,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -6144,6 +6894,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -6325,6 +7105,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -6523,6 +7333,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -6842,6 +7682,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -6929,6 +7799,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -7249,6 +8149,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -7336,6 +8266,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -7497,6 +8457,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -7672,6 +8662,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -8058,6 +9078,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -8323,6 +9373,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -8341,7 +9421,7 @@ export interface paths {
         put?: never;
         /**
          * Send a new code (OTP) or issue a passkey challenge
-         * @description EMAIL_OTP and SMS_OTP: a new code is sent and the answer carries a fresh otpEncryptionTargetBundle. PASSKEY: send clientPublicKey; the answer carries challenge (lowercase hex SHA-256 of the session-creation body; sign its UTF-8 bytes), requestId and expiresAt. A new challenge replaces the previous one; re-issues faster than every 30 seconds get 429 with Retry-After.
+         * @description EMAIL_OTP and SMS_OTP: a new code is sent and the answer carries a fresh otpEncryptionTargetBundle. PASSKEY: send clientPublicKey; the answer carries challenge (lowercase hex SHA-256 of the session-creation body; sign its UTF-8 bytes), requestId and expiresAt. A new challenge replaces the previous one; re-issues faster than every 30 seconds get 429 with Retry-After. A credential locked after wrong codes gets 429 with details.reason CREDENTIAL_LOCKED.
          */
         post: {
             parameters: {
@@ -8611,7 +9691,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `RATE_LIMITED`: Challenges re-issued or codes tried faster than allowed; Retry-After says when to try again */
+                /**
+                 * @description - `RATE_LIMITED`: Challenges re-issued or codes tried faster than allowed; Retry-After says when to try again
+                 *     - `RATE_LIMITED` (reason `CREDENTIAL_LOCKED`): Too many wrong codes in a row: the credential is locked, codes and new challenges alike, until details.lockedUntil (Retry-After), or, when details.suspended, until the platform unlocks it with POST /auth/credentials/{id}/unlock
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -8632,6 +9715,8 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                                /** @enum {string} */
+                                reason?: "CREDENTIAL_LOCKED";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -8703,6 +9788,309 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 501;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/credentials/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift the lock of a credential locked after wrong codes (platform)
+         * @description Five wrong OTP codes in a row lock a credential for 15 minutes, then 30 minutes, 1 hour and 24 hours at each further one, and from the ninth until this call (verify and challenge answer 429 with details.reason CREDENTIAL_LOCKED; AUTH_METHOD.LOCKED is sent). Call it once the end user has proved who they are some other way: the lock lifts, the count of wrong codes starts again, and AUTH_METHOD.UNLOCKED is sent. On a credential that is not locked it only resets the count.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description AuthMethod:<uuid> */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accountId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            credentialId?: string;
+                            id: string;
+                            nickname: string;
+                            /** @enum {string} */
+                            type: "EMAIL_OTP" | "SMS_OTP" | "OAUTH" | "PASSKEY";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `CREDENTIAL_NOT_FOUND`): No live authentication credential of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "CREDENTIAL_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -9040,7 +10428,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `RATE_LIMITED`: Challenges re-issued or codes tried faster than allowed; Retry-After says when to try again */
+                /**
+                 * @description - `RATE_LIMITED`: Challenges re-issued or codes tried faster than allowed; Retry-After says when to try again
+                 *     - `RATE_LIMITED` (reason `CREDENTIAL_LOCKED`): Too many wrong codes in a row: the credential is locked, codes and new challenges alike, until details.lockedUntil (Retry-After), or, when details.suspended, until the platform unlocks it with POST /auth/credentials/{id}/unlock
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -9061,6 +10452,8 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                                /** @enum {string} */
+                                reason?: "CREDENTIAL_LOCKED";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9097,6 +10490,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -9279,6 +10702,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -9630,6 +11083,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -9838,6 +11321,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -10058,6 +11571,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -10231,6 +11774,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -10494,6 +12067,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -10840,6 +12443,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -11031,6 +12664,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -11382,6 +13045,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -11593,6 +13286,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -11949,6 +13672,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -12183,6 +13936,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -12427,6 +14210,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -12840,6 +14653,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -13081,6 +14924,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -13483,6 +15356,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -13769,6 +15672,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -14082,6 +16015,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -14557,6 +16520,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -14883,6 +16876,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -15066,6 +17089,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -15451,6 +17504,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -15657,6 +17740,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -15874,6 +17987,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -16078,6 +18221,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -16314,6 +18487,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -16521,6 +18724,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -16756,6 +18989,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -16983,6 +19246,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -17360,6 +19653,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -17693,6 +20016,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -17874,6 +20227,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -18195,6 +20578,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -18401,6 +20814,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -18618,6 +21061,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -18814,6 +21287,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -19126,6 +21629,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -19243,6 +21776,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 501;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -19484,6 +22047,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -19759,6 +22352,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -19786,6 +22409,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -20040,6 +22693,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 501;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -20408,6 +23091,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -20725,6 +23438,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -21033,6 +23776,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -21332,6 +24105,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -21640,6 +24443,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -21960,6 +24793,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -22274,6 +25137,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -22594,6 +25487,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -22911,6 +25834,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -23220,6 +26173,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -23523,6 +26506,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -23681,6 +26694,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -23951,6 +26994,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -24347,6 +27420,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -24680,6 +27783,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -24966,6 +28099,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -25053,6 +28216,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -25292,6 +28485,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -25492,6 +28715,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -25671,6 +28924,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -25932,6 +29215,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -26130,6 +29443,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -26345,6 +29688,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -26519,6 +29892,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -26711,6 +30114,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -26925,6 +30358,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -27012,6 +30475,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -27375,6 +30868,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -27743,6 +31266,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -28035,6 +31588,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -28335,6 +31918,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -28452,6 +32065,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 501;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -28755,6 +32398,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -28875,6 +32548,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -28898,7 +32601,7 @@ export interface paths {
                     deliveryStatus?: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
                     limit?: number;
                     sortOrder?: "asc" | "desc";
-                    type?: "AGENT_ACTION.PENDING_APPROVAL" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST";
+                    type?: "AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST";
                 };
                 header?: never;
                 path?: never;
@@ -29067,6 +32770,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -29288,6 +33021,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -29549,6 +33312,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -29713,6 +33506,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };
@@ -29989,6 +33812,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
                         };
                     };
                 };

@@ -264,8 +264,13 @@ export const notImplemented = defineError(
   (message: string, missing: string) => ({ message, details: { missing } }),
 );
 
+export const serviceUnavailable = defineError(
+  { status: 503, code: 'SERVICE_UNAVAILABLE', description: 'The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After' },
+  (message: string) => ({ message, headers: { 'Retry-After': '1' } }),
+);
+
 /** Errors any authenticated route can answer, whatever it declares. */
-export const COMMON_ERRORS: readonly ErrorSpec[] = [invalidInputError, invalidRequestFormat, unauthorized, forbidden, internalError];
+export const COMMON_ERRORS: readonly ErrorSpec[] = [invalidInputError, invalidRequestFormat, unauthorized, forbidden, internalError, serviceUnavailable];
 /** And those any route that changes state can answer (Idempotency-Key). */
 export const MUTATION_ERRORS: readonly ErrorSpec[] = [idempotencyKeyReused, idempotencyKeyInProgress];
 /** And those any route with a body can answer. */

@@ -7,6 +7,7 @@ import type { EventType } from './events.js';
 import type { PlatformId, TransactionId } from './ids.js';
 import type { Executor } from '../db/schema.js';
 import type { UnitOfWork } from './unit-of-work.js';
+import type { ReactionHandlers } from './reactions.js';
 
 /**
  * The services of all modules by name. Each module adds its own by augmenting this interface in
@@ -96,6 +97,8 @@ export interface ModuleDefinition<Name extends ServiceName = ServiceName, Needs 
   sitePages?(app: FastifyInstance, container: Container): void | Promise<void>;
   /** Durable job handlers by job kind. */
   jobs?(container: Container): Record<string, JobHandler>;
+  /** What this module does, in the same unit of work, when another module establishes a fact (core/reactions.ts). */
+  reactions?(container: Container): ReactionHandlers;
   /** The kinds of payment this module starts (the `kind` of its transactions) and how each is acted on. */
   paymentKinds?(container: Container): Record<string, PaymentKind>;
   /** Every error the module's services raise (each route lists the subset it can answer). */

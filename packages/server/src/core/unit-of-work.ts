@@ -1,5 +1,6 @@
 import type { Db, Tx } from '../db/schema.js';
 import { writeEvents } from '../events/outbox.js';
+import { transact } from '../db/transact.js';
 import type { EventCatalogue, EventType, PendingEvent } from './events.js';
 import type { AgentId, ApiTokenId, CustomerId, JobId, PlatformId } from './ids.js';
 
@@ -66,7 +67,7 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
 
 /** Runs `work` as one unit of work in its own transaction: all of it commits, events included, or none. */
 export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (tx) => {
+  return transact(db, async (tx) => {
     const { uow, complete } = openUnitOfWork(tx, scope);
     const result = await work(uow);
     await complete();

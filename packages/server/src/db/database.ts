@@ -20,6 +20,8 @@ export interface OpenOptions {
   /** PostgreSQL schema to work in (tests give each file its own). */
   searchPath?: string | undefined;
   poolSize?: number;
+  /** How long a request waits for a PostgreSQL connection before giving up (default 5 s). */
+  connectTimeoutMs?: number;
 }
 
 const INT8_OID = 20;
@@ -30,13 +32,22 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 20,
+      // While the server is unreachable a request waits this long for a connection, then gets 503.
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+      // Notices a silently vanished server (a failover behind a proxy) on idle connections.
+      keepAlive: true,
       ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
       types: {
         getTypeParser: ((oid: number, format?: string): unknown =>
           oid === INT8_OID ? (value: string) => BigInt(value) : (pg.types.getTypeParser(oid, format as 'text') as unknown)) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle client losing its server must not take the process down.
+    // A connection the server drops (restart, failover, pg_terminate_backend, an idle timeout, a
+    // proxy) must cost only the requests on it: pg emits 'error' on a checked-out client with no
+    // query running, and an 'error' event nobody listens to ends the process. With a listener the
+    // client is marked broken, its transaction's next statement fails (answered 503, see
+    // http/errors.ts) and the pool discards it on release; idle clients are pg-pool's own concern.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };

@@ -450,6 +450,12 @@ export interface AuthCredentialsTable {
   oidc_subject: Nullable<string>;
   oidc_audience: Nullable<string>;
   last_challenge_at: Nullable<Date>;
+  /** Wrong OTP codes since the last success or unlock, across every code sent. */
+  consecutive_otp_failures: ColumnType<number, number | undefined, number>;
+  /** The end of a lock that lifts by itself. */
+  locked_until: Nullable<Date>;
+  /** Locked with no end: only the platform's unlock lifts it. */
+  suspended_at: Nullable<Date>;
   revoked_at: Nullable<Date>;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -1,6 +1,7 @@
 import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { Db, Executor, Tx } from '../db/schema.js';
 import { newId, type PlatformId } from '../core/ids.js';
+import type { Clock } from '../lib/clock.js';
 import type { Sealer } from '../lib/sealed.js';
 
 export interface PublicSigningKey {
@@ -32,7 +33,7 @@ export type SigningKeys = ReturnType<typeof createSigningKeys>;
  * Rotation makes a new ACTIVE key and keeps the old one RETIRING for an overlap period, during
  * which deliveries carry both signatures so a receiver can switch keys without missing one.
  */
-export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
+export function createSigningKeys({ db, sealer, clock }: { db: Db; sealer: Sealer; clock: Clock }) {
   const cache = new Map<string, LoadedKeys>();
 
   async function insertKey(executor: Executor, platformId: PlatformId, at: Date): Promise<void> {
@@ -66,11 +67,12 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
   return {
     ensure,
 
-    /** The keys to sign with now (real time decides the overlap end: key lifetimes are operational). */
+    /** The keys to sign with now (the platform's clock decides the overlap's end, as it set it). */
     async forSigning(platformId: PlatformId): Promise<LoadedKeys> {
       const cached = cache.get(platformId);
       if (cached && Date.now() - cached.loadedAt < CACHE_MS) return cached;
-      await ensure(db, platformId, new Date());
+      const now = await clock.now(platformId);
+      await ensure(db, platformId, now);
       const rows = await db
         .selectFrom('webhook_signing_keys')
         .select(['id', 'private_key_sealed', 'status', 'retires_at'])
@@ -79,7 +81,7 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
         .orderBy('created_at', 'desc')
         .execute();
       const activeRow = rows.find((r) => r.status === 'ACTIVE')!;
-      const previousRow = rows.find((r) => r.status === 'RETIRING' && r.retires_at !== null && r.retires_at.getTime() > Date.now());
+      const previousRow = rows.find((r) => r.status === 'RETIRING' && r.retires_at !== null && r.retires_at.getTime() > now.getTime());
       const loaded: LoadedKeys = {
         active: { id: activeRow.id, privateKey: open(activeRow) },
         ...(previousRow ? { previous: { id: previousRow.id, privateKey: open(previousRow), retiresAt: previousRow.retires_at! } } : {}),
@@ -89,8 +91,8 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
       return loaded;
     },
 
-    /** The verifying keys a platform should accept now: the active one and any still in overlap. */
-    async publicKeys(executor: Executor, platformId: PlatformId): Promise<PublicSigningKey[]> {
+    /** The verifying keys a platform should accept at `now` (its clock): the active one and any still in overlap. */
+    async publicKeys(executor: Executor, platformId: PlatformId, now: Date): Promise<PublicSigningKey[]> {
       const rows = await executor
         .selectFrom('webhook_signing_keys')
         .select(['id', 'public_key_pem', 'status', 'created_at', 'retires_at'])
@@ -99,7 +101,7 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
         .orderBy('created_at', 'desc')
         .execute();
       return rows
-        .filter((r) => r.status === 'ACTIVE' || (r.retires_at !== null && r.retires_at.getTime() > Date.now()))
+        .filter((r) => r.status === 'ACTIVE' || (r.retires_at !== null && r.retires_at.getTime() > now.getTime()))
         .map((r) => ({
           id: r.id,
           publicKey: r.public_key_pem,
@@ -109,9 +111,9 @@ export function createSigningKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
         }));
     },
 
-    /** Makes a new active key; the old one keeps signing alongside it for `overlapSeconds`. */
+    /** Makes a new active key at `at` (the platform's clock); the old one keeps signing alongside it for `overlapSeconds`. */
     async rotate(tx: Tx, platformId: PlatformId, overlapSeconds: number, at: Date): Promise<void> {
-      const retiresAt = new Date(Date.now() + overlapSeconds * 1000);
+      const retiresAt = new Date(at.getTime() + overlapSeconds * 1000);
       await tx.updateTable('webhook_signing_keys').set({ status: 'RETIRED' }).where('platform_id', '=', platformId).where('status', '=', 'RETIRING').execute();
       await tx.updateTable('webhook_signing_keys').set({ status: 'RETIRING', retires_at: retiresAt }).where('platform_id', '=', platformId).where('status', '=', 'ACTIVE').execute();
       await insertKey(tx, platformId, at);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db/schema.js';
+import { transact } from '../db/transact.js';
 import type { Clock } from '../lib/clock.js';
 import { idempotencyKeyInProgress, idempotencyKeyReused, invalidInput, unauthorized } from '../core/errors.js';
 import { SignatureRequired } from '../core/signature.js';
@@ -11,6 +12,15 @@ import type { Sealer } from '../lib/sealed.js';
 const KEY_LIFETIME_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+
+/**
+ * Keys are scoped by credential: the platform's API tokens share one space, and each agent has its
+ * own, so an agent reusing a key cannot replay, block or learn the platform's requests (nor the
+ * platform an agent's). A client's key is printable ASCII, so the newline cannot forge a scope.
+ */
+function storedKey(scope: Scope, clientKey: string): string {
+  return scope.actor.type === 'AGENT' ? `${scope.actor.agentId}\n${clientKey}` : clientKey;
+}
 
 /** How a route that changes state runs: its success status, and whether its work can run in one transaction. */
 export interface ChangeRoute {
@@ -72,7 +82,8 @@ export type ChangeRunner = ReturnType<typeof createChangeRunner>;
  * stored: the signed retry under the same key is the request that executes.
  */
 export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock; sealer: Sealer }) {
-  async function claim(tx: Tx, scope: Scope, key: string, requestHash: string): Promise<Claim> {
+  async function claim(tx: Tx, scope: Scope, clientKey: string, requestHash: string): Promise<Claim> {
+    const key = storedKey(scope, clientKey);
     const claimed = await tx
       .insertInto('idempotency_keys')
       .values({ platform_id: scope.platformId, key, request_hash: requestHash, created_at: scope.now })
@@ -80,11 +91,11 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       .returning('key')
       .executeTakeFirst();
     if (claimed) return { kind: 'claimed' };
-    const stored = await tx.selectFrom('idempotency_keys').selectAll().where('platform_id', '=', scope.platformId).where('key', '=', key).forUpdate().executeTakeFirstOrThrow();
+    const stored = await tx.selectFrom('idempotency_keys').selectAll().where('platform_id', '=', scope.platformId).where('key', '=', key).forNoKeyUpdate().executeTakeFirstOrThrow();
     const expired = scope.now.getTime() - stored.created_at.getTime() > KEY_LIFETIME_MS;
     if (!expired) {
-      if (stored.request_hash !== requestHash) throw idempotencyKeyReused(key);
-      if (stored.response_status === null || stored.response_body === null) throw idempotencyKeyInProgress(key);
+      if (stored.request_hash !== requestHash) throw idempotencyKeyReused(clientKey);
+      if (stored.response_status === null || stored.response_body === null) throw idempotencyKeyInProgress(clientKey);
       return { kind: 'replay', status: stored.response_status, text: sealer.open(stored.response_body, `${scope.platformId}\n${key}`) };
     }
     await tx
@@ -96,7 +107,8 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
     return { kind: 'claimed' };
   }
 
-  async function store(tx: Tx, scope: Scope, key: string, answer: Answer): Promise<void> {
+  async function store(tx: Tx, scope: Scope, clientKey: string, answer: Answer): Promise<void> {
+    const key = storedKey(scope, clientKey);
     if (answer.challenge) {
       await tx.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', key).execute();
       return;
@@ -115,7 +127,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
     const scope = await requestScope(request, clock);
     const key = idempotencyKeyOf(request);
     const requestHash = key === undefined ? '' : sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
-    return db.transaction().execute(async (tx) => {
+    return transact(db, async (tx) => {
       if (key !== undefined) {
         const claimed = await claim(tx, scope, key, requestHash);
         if (claimed.kind === 'replay') return { replayed: true, status: claimed.status, text: claimed.text };
@@ -134,16 +146,16 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
     const key = idempotencyKeyOf(request);
     if (key === undefined) return { replayed: false, ...serialize(reply, route.status, await effect(scope)) };
     const requestHash = sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
-    const claimed = await db.transaction().execute((tx) => claim(tx, scope, key, requestHash));
+    const claimed = await transact(db, (tx) => claim(tx, scope, key, requestHash));
     if (claimed.kind === 'replay') return { replayed: true, status: claimed.status, text: claimed.text };
     let answer: Answer;
     try {
       answer = serialize(reply, route.status, await effect(scope));
     } catch (error) {
-      await db.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', key).execute();
+      await db.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', storedKey(scope, key)).execute();
       throw error;
     }
-    await db.transaction().execute((tx) => store(tx, scope, key, answer));
+    await transact(db, (tx) => store(tx, scope, key, answer));
     return { replayed: false, ...answer };
   }
 

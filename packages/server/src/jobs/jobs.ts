@@ -5,6 +5,7 @@ import { openUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
 import { createPoller } from '../lib/poller.js';
 import { inSavepoint } from '../db/savepoint.js';
+import { transact } from '../db/transact.js';
 
 /** Handles one job in a unit of work of its own (its platform, that platform's time, actor JOB). */
 export type JobHandler = (uow: UnitOfWork, payload: Record<string, unknown>) => Promise<void>;
@@ -40,7 +41,8 @@ export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
   async function runOne(): Promise<boolean> {
     const realNow = clock.realNow();
     let failed: { id: string; attempts: number; error: unknown; platformNow: Date } | undefined;
-    const ran = await db.transaction().execute(async (tx) => {
+    const ran = await transact(db, async (tx) => {
+      failed = undefined;
       // Due means due by the job's platform clock: real time plus that platform's sandbox offset.
       const job = await tx
         .selectFrom('jobs as j')
@@ -50,7 +52,7 @@ export function createJobRunner({ db, clock }: { db: Db; clock: Clock }) {
         .where(sql<boolean>`j.run_at <= ${realNow}::timestamptz + p.clock_offset_ms * interval '1 millisecond'`)
         .orderBy('j.run_at')
         .limit(1)
-        .forUpdate('j')
+        .forNoKeyUpdate('j')
         .skipLocked()
         .executeTakeFirst();
       if (!job) return false;

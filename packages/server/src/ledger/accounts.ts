@@ -11,7 +11,8 @@ import { mayGoNegative, SYSTEM_PURPOSES, type SystemPurpose } from './policy.js'
 
 export type AccountRow = Selectable<LedgerAccountsTable>;
 /** An internal account with its holder's verification status (null for the platform's own). */
-export type HeldAccountRow = AccountRow & { holder_status: string | null };
+/** An account with its holder's standing (null for a platform account): verification status, and when it was deleted. */
+export type HeldAccountRow = AccountRow & { holder_status: string | null; holder_deleted_at: Date | null };
 
 export interface InternalAccountView {
   id: InternalAccountId;
@@ -187,14 +188,14 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
 
     /**
      * A customer or platform internal account of this platform, or 404; with its holder's
-     * verification status, read in the same query, since money moves only for a verified holder.
+     * standing, read in the same query, since money moves only for a verified holder not deleted.
      */
     async internalAccount(executor: Executor, platformId: PlatformId, accountId: InternalAccountId): Promise<HeldAccountRow> {
       const row = await executor
         .selectFrom('ledger_accounts as a')
         .leftJoin('customers as c', 'c.id', 'a.customer_id')
         .selectAll('a')
-        .select('c.kyc_status as holder_status')
+        .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at'])
         .where('a.platform_id', '=', platformId)
         .where('a.id', '=', accountId)
         .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM'])

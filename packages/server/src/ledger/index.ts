@@ -1,4 +1,4 @@
-import type { Db } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, PlatformId, PostingAccountId, TransactionId } from '../core/ids.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
@@ -63,6 +63,23 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
 
   return {
     ...accounts,
+
+    /**
+     * What a payment has moved on an account so far: the sum of the account's postings in the
+     * entries booked for that transaction (negative when money left it). Holds are not postings, so
+     * an amount only held counts for nothing. Reversals are bounded by this: they can give back only
+     * what was actually taken.
+     */
+    async netMovement(executor: Executor, account: InternalAccountId, transactionId: TransactionId | CardTransactionId): Promise<bigint> {
+      const row = await executor
+        .selectFrom('ledger_postings as p')
+        .innerJoin('ledger_entries as e', 'e.id', 'p.entry_id')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('p.amount_minor'), eb.lit(0)).as('net'))
+        .where('e.transaction_id', '=', transactionId)
+        .where('p.account_id', '=', account)
+        .executeTakeFirstOrThrow();
+      return BigInt(row.net);
+    },
 
     /** An internal account's balances after each change, from its postings and holds (ledger/history.ts). */
     balanceHistory: (platformId: PlatformId, accountId: InternalAccountId, range: BalanceHistoryRange) => balanceHistory(db, platformId, accountId, range),

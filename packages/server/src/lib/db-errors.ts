@@ -1,4 +1,48 @@
 /** True when a driver error (pg or PGlite) is a unique-constraint violation. */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+  return codeOf(error) === '23505';
+}
+
+/**
+ * True when PostgreSQL refused a transaction it could not order (serialization failure, 40001) or
+ * broke a lock cycle (deadlock, 40P01): the transaction rolled back whole and may simply run again.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === '40001' || code === '40P01';
+}
+
+// Class 08 (connection exception), the server going away (57P01 admin shutdown, 57P02 crash
+// shutdown, 57P03 cannot connect now) and the socket errors of a server that is not there.
+const CONNECTION_LOSS_CODES = new Set(['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+// What pg and pg-pool throw, without a code, for the same conditions.
+const CONNECTION_LOSS_MESSAGES = [
+  'Connection terminated',
+  'connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+  'the database system is starting up',
+  'the database system is shutting down',
+];
+
+/**
+ * True when a failure is the database connection's, not the request's: the server restarted,
+ * failed over, was unreachable or cut the connection. The work on that connection is lost (and
+ * rolled back by the server); the request may be sent again.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 4; depth++) {
+    const code = codeOf(current);
+    if (code !== undefined && (CONNECTION_LOSS_CODES.has(code) || code.startsWith('08'))) return true;
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string' && CONNECTION_LOSS_MESSAGES.some((known) => message.includes(known))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }

@@ -17,6 +17,8 @@ export interface KycProvider {
   /** The status a customer starts with, from what the platform sent at creation. */
   initialStatus(customerType: CustomerKind, fields: { fullName?: string | undefined; registrationNumber?: string | undefined }): VerificationStatus;
   decide(customerType: CustomerKind, submission: VerificationSubmission): VerificationStatus;
+  /** The details the provider verified from a submission it decided on: what the customer record keeps. */
+  verifiedDetails(submission: VerificationSubmission): VerificationSubmission;
 }
 
 /** Production without an external provider: customers start UNVERIFIED and every submission waits for an operator. */
@@ -24,4 +26,5 @@ export const manualReviewProvider: KycProvider = {
   name: 'MANUAL_REVIEW',
   initialStatus: () => 'UNVERIFIED',
   decide: () => 'PENDING',
+  verifiedDetails: (submission) => submission,
 };

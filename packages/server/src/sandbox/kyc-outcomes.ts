@@ -23,3 +23,13 @@ export function sandboxVerificationDecision(value: string | undefined): KycStatu
       return 'APPROVED';
   }
 }
+
+/**
+ * A name without the suffix that picks a sandbox outcome: "Jane Doe 001" is Jane Doe. Only a
+ * suffix of the table, set off by a space, is taken away (registration numbers are left whole: their
+ * last digits are part of the number).
+ */
+export function withoutOutcomeSuffix(name: string): string {
+  const stripped = name.trim().replace(/\s+00[1-4]$/, '');
+  return stripped === '' ? name.trim() : stripped;
+}

@@ -8,6 +8,7 @@ import * as m0006 from './0006_cards.js';
 import * as m0007 from './0007_agents.js';
 import * as m0008 from './0008_embedded_wallets.js';
 import * as m0009 from './0009_hold_history_index.js';
+import * as m0010 from './0010_otp_lockout.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '0007_agents': m0007,
   '0008_embedded_wallets': m0008,
   '0009_hold_history_index': m0009,
+  '0010_otp_lockout': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -273,7 +273,7 @@ export function createAgentActionService({ db, ledger, rates, agents, quotes, tr
       query = query.where('id', '=', by.id);
       if (by.agentId) query = query.where('agent_id', '=', by.agentId);
     }
-    return query.forUpdate().executeTakeFirst();
+    return query.forNoKeyUpdate().executeTakeFirst();
   }
 
   return {
@@ -308,8 +308,19 @@ export function createAgentActionService({ db, ledger, rates, agents, quotes, tr
 
     /** POST /agents/me/quotes/{id}/execute: the quote must be the customer's; the policy decides whether it waits. */
     async executeQuote(uow: UnitOfWork, quoteId: QuoteId): Promise<AgentActionView> {
+      // The agent's row lock orders its concurrent calls; under it, a quote already waiting for
+      // approval answers with that one action, counted once against the limits.
       const agent = await requirePermission(uow, 'EXECUTE_QUOTES', true);
       const quote = await quotes.load(uow.tx, uow.platformId, quoteId, uow.now);
+      const waiting = await uow.tx
+        .selectFrom('agent_actions')
+        .selectAll()
+        .where('platform_id', '=', uow.platformId)
+        .where('quote_id', '=', quoteId)
+        .where('customer_id', '=', agent.customer_id)
+        .where('status', '=', 'PENDING_APPROVAL')
+        .executeTakeFirst();
+      if (waiting) return view(uow.tx, uow, waiting);
       const sourceId = quote.source.accountId as InternalAccountId | undefined;
       if (!sourceId) throw quoteNotFound();
       const source = await customersAccount(uow.tx, uow, sourceId).catch(() => {
@@ -334,6 +345,17 @@ export function createAgentActionService({ db, ledger, rates, agents, quotes, tr
       const found = (await transactions.get(scope, transactionId)) as { customerId?: string };
       if (found.customerId !== callingAgent(scope).customerId) throw transactionNotFound();
       return found;
+    },
+
+    /** A deleted customer's actions waiting for approval can never go ahead: they FAIL with CUSTOMER_DELETED. */
+    async failPendingOf(uow: UnitOfWork, customerId: CustomerId): Promise<void> {
+      await uow.tx
+        .updateTable('agent_actions')
+        .set({ status: 'FAILED', failure_reason: 'CUSTOMER_DELETED', updated_at: uow.now })
+        .where('platform_id', '=', uow.platformId)
+        .where('customer_id', '=', customerId)
+        .where('status', '=', 'PENDING_APPROVAL')
+        .execute();
     },
 
     async approve(uow: UnitOfWork, agentId: AgentId, actionId: AgentActionId): Promise<AgentActionView> {

@@ -252,6 +252,27 @@ describe('limits and approvals', () => {
     expect(errorOf(await a.as('POST', '/agents/me/quotes', { source: { sourceType: 'ACCOUNT', accountId: a.accountId }, destination: { destinationType: 'ACCOUNT', accountId: clabe }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 500, immediatelyExecute: true }))).toBe('INVALID_INPUT');
   });
 
+  it('20 concurrent executions of one quote that needs approval make one action, counted once against the limits', async () => {
+    const a = await agentFor(policyOf({ defaultExecutionMode: 'APPROVAL_REQUIRED' }));
+    const clabe = await f.clabeAccount(a.customerId);
+    const q = (
+      await a.as<Quote>('POST', '/agents/me/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: a.accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: clabe },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 500,
+      })
+    ).body;
+    const results = await Promise.all(Array.from({ length: 20 }, () => a.as<ActionView>('POST', `/agents/me/quotes/${q.id}/execute`)));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(results[0]!.body.status).toBe('PENDING_APPROVAL');
+    const actions = await a.as<List<ActionView>>('GET', '/agents/me/actions?limit=100');
+    expect(actions.body.data.filter((x) => x.type === 'EXECUTE_QUOTE')).toHaveLength(1);
+    const usage = (await api<AgentView>(p, 'GET', `/agents/${a.agentId}`)).body.usage;
+    expect(usage).toMatchObject({ dailySpend: q.totalSendingAmount, dailyTransactionCount: 1 });
+  });
+
   it('restricts accounts and overrides per account', async () => {
     const a = await agentFor(policyOf({ accountRestrictions: { allowedAccountIds: [] } }));
     expect(errorOf(await a.as('POST', '/agents/me/transfer-out', out(a.accountId, a.bank, 1)))).toBe('FORBIDDEN ACCOUNT_NOT_ALLOWED');

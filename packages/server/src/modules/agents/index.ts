@@ -18,6 +18,7 @@ export default defineModule({
   name: 'agents',
   needs: ['customers'],
   createService: ({ db, clock, customers }) => createAgentService({ db, clock, customers }),
+  reactions: ({ agents }) => ({ 'customer.deleted': (uow, { customerId }) => agents.revokeAllOf(uow, customerId) }),
   errors: AGENT_ERRORS,
   events: AGENT_EVENTS,
   fixtures: async () => (await import('./fixtures.js')).fixtures,
@@ -33,4 +34,5 @@ export const agentActionsModule = defineModule({
     agentRoutes(r, container);
     agentMeRoutes(r, container);
   },
+  reactions: ({ agentActions }) => ({ 'customer.deleted': (uow, { customerId }) => agentActions.failPendingOf(uow, customerId) }),
 });

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Routes } from '../../http/routes.js';
-import { customerNotFound, customerNotReady } from '../customers/errors.js';
+import { customerNotFound, SPENDING_REFUSALS } from '../customers/errors.js';
 import { transactionNotFound } from '../transactions/errors.js';
 import { AnyTransaction, CancelTransactionRequest, TransactionParams } from '../transactions/schemas.js';
 import type { AgentActionService } from './actions.js';
@@ -89,7 +89,7 @@ export function agentRoutes(r: Routes, { agents, agentActions }: { agents: Agent
   );
 
   const decided = [agentNotFound, actionNotFound, notPendingApproval];
-  const approved = [...decided, customerNotReady];
+  const approved = [...decided, ...SPENDING_REFUSALS];
   r.post(
     '/agents/:agentId/actions/:actionId/approve',
     { schema: { tags, summary: 'Approve a pending agent action: it executes now (or FAILED if it no longer can)', params: AgentActionParams, response: { 200: AgentAction } }, errors: approved },
@@ -112,7 +112,7 @@ export function agentRoutes(r: Routes, { agents, agentActions }: { agents: Agent
         body: Type.Optional(Type.Object({ receiverCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: 50 })) }, { additionalProperties: false })),
         response: { 200: AnyTransaction },
       },
-      errors: [...transactionDecided, customerNotReady],
+      errors: [...transactionDecided, ...SPENDING_REFUSALS],
     },
     (uow, req) => agentActions.decideTransaction(uow, req.params.transactionId, { approve: true }),
   );

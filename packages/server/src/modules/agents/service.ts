@@ -91,10 +91,18 @@ export type AgentService = ReturnType<typeof createAgentService>;
 export function createAgentService({ db, clock, customers }: { db: Db; clock: Clock; customers: CustomerService }) {
   async function load(executor: Executor, platformId: PlatformId, agentId: AgentId, lock = false): Promise<AgentRow> {
     let query = executor.selectFrom('agents').selectAll().where('platform_id', '=', platformId).where('id', '=', agentId).where('deleted_at', 'is', null);
-    if (lock) query = query.forUpdate();
+    if (lock) query = query.forNoKeyUpdate();
     const row = await query.executeTakeFirst();
     if (!row) throw agentNotFound();
     return row;
+  }
+
+  /** Ends an agent: deleted, its tokens and unredeemed device codes dead at once, announced (AGENT.REVOKED). */
+  async function revoke(uow: UnitOfWork, row: AgentRow): Promise<void> {
+    const revoked = await uow.tx.updateTable('agents').set({ deleted_at: uow.now, updated_at: uow.now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    await uow.tx.updateTable('agent_tokens').set({ revoked_at: uow.now }).where('agent_id', '=', row.id).where('revoked_at', 'is', null).execute();
+    await uow.tx.updateTable('agent_device_codes').set({ invalidated_at: uow.now }).where('agent_id', '=', row.id).where('redeemed_at', 'is', null).execute();
+    uow.emit('AGENT.REVOKED', agentView(revoked, uow.now));
   }
 
   /** A new device code for the agent; earlier unredeemed ones stop working. */
@@ -179,11 +187,22 @@ export function createAgentService({ db, clock, customers }: { db: Db; clock: Cl
 
     /** Deletes the agent: its tokens stop working at once; its actions stay for the record. */
     async remove(uow: UnitOfWork, agentId: AgentId): Promise<null> {
-      await load(uow.tx, uow.platformId, agentId, true);
-      await uow.tx.updateTable('agents').set({ deleted_at: uow.now, updated_at: uow.now }).where('id', '=', agentId).execute();
-      await uow.tx.updateTable('agent_tokens').set({ revoked_at: uow.now }).where('agent_id', '=', agentId).where('revoked_at', 'is', null).execute();
-      await uow.tx.updateTable('agent_device_codes').set({ invalidated_at: uow.now }).where('agent_id', '=', agentId).where('redeemed_at', 'is', null).execute();
+      await revoke(uow, await load(uow.tx, uow.platformId, agentId, true));
       return null;
+    },
+
+    /** Revokes every agent of a deleted customer (the customers module's `customer.deleted`). */
+    async revokeAllOf(uow: UnitOfWork, customerId: CustomerId): Promise<void> {
+      const rows = await uow.tx
+        .selectFrom('agents')
+        .selectAll()
+        .where('platform_id', '=', uow.platformId)
+        .where('customer_id', '=', customerId)
+        .where('deleted_at', 'is', null)
+        .orderBy('id')
+        .forNoKeyUpdate()
+        .execute();
+      for (const row of rows) await revoke(uow, row);
     },
 
     async newDeviceCode(uow: UnitOfWork, agentId: AgentId) {
@@ -208,7 +227,7 @@ export function createAgentService({ db, clock, customers }: { db: Db; clock: Cl
       if (!found) throw deviceCodeNotFound();
       const now = await clock.now(found.platform_id);
       return db.transaction().execute(async (tx) => {
-        const row = await tx.selectFrom('agent_device_codes').selectAll().where('code_hash', '=', hash).forUpdate().executeTakeFirstOrThrow();
+        const row = await tx.selectFrom('agent_device_codes').selectAll().where('code_hash', '=', hash).forNoKeyUpdate().executeTakeFirstOrThrow();
         if (row.redeemed_at || row.invalidated_at) throw deviceCodeUsed();
         if (row.expires_at.getTime() <= now.getTime()) throw deviceCodeExpired();
         const agent = await load(tx, row.platform_id, row.agent_id, true);

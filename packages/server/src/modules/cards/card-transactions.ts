@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Executor, CardTransactionStatus, Tx } from '../../db/schema.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { isError } from '../../core/errors.js';
-import { newId, type CardId, type CardTransactionId, type HoldId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
+import { newId, type CardId, type CardTransactionId, type CustomerId, type HoldId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
 import { moves, OUTSIDE, type Ledger } from '../../ledger/index.js';
@@ -33,7 +33,7 @@ export type AuthorizationKind =
 
 const CREDITS = new Set<AuthorizationKind>(['CREDIT_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION', 'CREDIT_AUTHORIZATION_ADVICE']);
 
-export type DeclineReason = 'INSUFFICIENT_FUNDS' | 'CARD_PAUSED' | 'CARD_CLOSED' | 'CARD_NOT_ACTIVATED';
+export type DeclineReason = 'INSUFFICIENT_FUNDS' | 'CARD_PAUSED' | 'CARD_CLOSED' | 'CARD_NOT_ACTIVATED' | 'CARDHOLDER_NOT_READY';
 
 export interface Merchant {
   descriptor: string;
@@ -67,6 +67,15 @@ export interface CardTransactionDeps {
 
 function selectCardTransactions(executor: Executor) {
   return executor.selectFrom('card_transactions as ct').innerJoin('customers as c', 'c.id', 'ct.customer_id').selectAll('ct').select('c.platform_customer_id');
+}
+
+/**
+ * The spending rule (customers' refuseUnlessReady) as the network hears it: a deleted cardholder's
+ * card is closed, and one whose verification is not APPROVED is declined, whatever the card's state.
+ */
+function holderDecline(holder: { kyc_status: string; deleted_at: Date | null }): DeclineReason | undefined {
+  if (holder.deleted_at !== null) return 'CARD_CLOSED';
+  return holder.kyc_status === 'APPROVED' ? undefined : 'CARDHOLDER_NOT_READY';
 }
 
 function declineFor(card: CardRow): DeclineReason | undefined {
@@ -103,7 +112,7 @@ export function createCardTransactionService({ ledger, rates, transactions, load
       .where('ct.platform_id', '=', uow.platformId)
       .where('ct.card_id', '=', cardId)
       .where('ct.id', '=', id)
-      .forUpdate('ct')
+      .forNoKeyUpdate('ct')
       .executeTakeFirst();
     if (!row) throw cardTransactionNotFound();
     return row;
@@ -143,6 +152,10 @@ export function createCardTransactionService({ ledger, rates, transactions, load
     return (credit ? convertDown : convertUp)(auth.amount, rate, from.decimals, to.decimals);
   }
 
+  async function cardholder(uow: UnitOfWork, customerId: CustomerId) {
+    return uow.tx.selectFrom('customers').select(['platform_customer_id', 'kyc_status', 'deleted_at']).where('id', '=', customerId).executeTakeFirstOrThrow();
+  }
+
   /** Takes money from an account for the outside, or reports it could not (nothing is written then). */
   async function tryPull(uow: UnitOfWork, account: InternalAccountId, currency: string, amount: bigint, id: CardTransactionId, kind: string): Promise<boolean> {
     try {
@@ -152,6 +165,13 @@ export function createCardTransactionService({ ledger, rates, transactions, load
       if (isError(error, insufficientFunds)) return false;
       throw error;
     }
+  }
+
+  /** What a return may still give back: the settled amount not yet returned, at most the money the source has net lost to this transaction. */
+  async function stillReturnable(uow: UnitOfWork, row: CardTransactionRow): Promise<bigint> {
+    const taken = -(await ledger.netMovement(uow.tx, row.account_id, row.id));
+    const unreturned = row.settled_minor - row.refunded_minor;
+    return taken < unreturned ? taken : unreturned;
   }
 
   return {
@@ -168,7 +188,8 @@ export function createCardTransactionService({ ledger, rates, transactions, load
       const card = await loadCard(uow.tx, uow.platformId, cardId);
       const token = randomUUID();
       const declined = (declineReason: DeclineReason): AuthorizationResult => ({ approved: false, issuerTransactionToken: token, declineReason });
-      const stateDecline = declineFor(card);
+      const holder = await cardholder(uow, card.cardholder_id);
+      const stateDecline = declineFor(card) ?? holderDecline(holder);
       if (stateDecline) return declined(stateDecline);
       if (auth.declinedBy) return declined(auth.declinedBy);
 
@@ -245,8 +266,7 @@ export function createCardTransactionService({ ledger, rates, transactions, load
           await scheduleJob(uow, { kind: PULL_CONFIRMATION_JOB, payload: { cardId: card.id, cardTransactionId: id, outcome }, runAt: inMs(uow, auth.pull === 'DELAYED' ? DELAYED_PULL_MS : 0) });
         }
       }
-      const customer = await uow.tx.selectFrom('customers').select('platform_customer_id').where('id', '=', card.cardholder_id).executeTakeFirstOrThrow();
-      return { approved: true, transaction: announce(uow, { ...row, platform_customer_id: customer.platform_customer_id }) };
+      return { approved: true, transaction: announce(uow, { ...row, platform_customer_id: holder.platform_customer_id }) };
     },
 
     /**
@@ -309,16 +329,21 @@ export function createCardTransactionService({ ledger, rates, transactions, load
       return save(uow, row, { ...counts, hold_id: null, status: 'EXCEPTION' });
     },
 
-    /** A merchant's return: credits the funding source; returning all that settled makes it REFUNDED. */
+    /**
+     * A merchant's return: credits the funding source. It is bounded by what settled and, whatever
+     * the status, by what was actually taken from the source and not yet given back (a clearing whose
+     * extra pull failed settled more than it took: returning the difference would create money).
+     * Returning all of it makes the transaction REFUNDED.
+     */
     async refund(uow: UnitOfWork, cardId: CardId, id: CardTransactionId, amount: bigint): Promise<CardTransactionView> {
       const row = await lock(uow, cardId, id);
-      const returnable = row.settled_minor - row.refunded_minor;
+      const returnable = await stillReturnable(uow, row);
       if (row.direction !== 'DEBIT' || row.settled_minor === 0n || returnable <= 0n) throw nothingSettled(row.status);
       if (amount > returnable) throw returnExceedsSettled(amount, returnable);
       await ledger.book(uow, { kind: 'CARD_RETURN', transactionId: id }, moves.receive(row.account_id, row.currency, amount));
       await record(uow, id, 'RETURN', amount, 'POSTED');
       const refunded = row.refunded_minor + amount;
-      return save(uow, row, { refunded_minor: refunded, refund_count: row.refund_count + 1, ...(refunded === row.settled_minor ? { status: 'REFUNDED' as const } : {}) });
+      return save(uow, row, { refunded_minor: refunded, refund_count: row.refund_count + 1, ...(amount === returnable ? { status: 'REFUNDED' as const } : {}) });
     },
 
     /**
@@ -346,6 +371,9 @@ export function createCardTransactionService({ ledger, rates, transactions, load
       const open = row.authorized_minor - row.settled_minor;
       const newOpen = amount - row.settled_minor;
       let holdId = row.hold_id;
+      // Growing an authorization is spending more: the cardholder must still be allowed to.
+      const refused = row.direction === 'DEBIT' && newOpen > open ? holderDecline(await cardholder(uow, row.customer_id)) : undefined;
+      if (refused) return { approved: false, issuerTransactionToken: row.issuer_transaction_token, declineReason: refused };
       if (row.direction === 'DEBIT') {
         try {
           if (holdId) holdId = await ledger.resizeHold(uow, holdId, newOpen, `CARD_AUTHORIZATION ${id}`);

@@ -343,6 +343,44 @@ describe('card transactions', () => {
     expect(await f.eventTypes(big.id)).toEqual(['CARD_TRANSACTION.AUTHORIZED', 'CARD_TRANSACTION.EXCEPTION']);
   });
 
+  it('returns after an EXCEPTION clearing give back only what was pulled: no money is created', async () => {
+    const { customerId, accountId } = await cardholder(1_000);
+    const card = await issue([accountId], customerId);
+    const auth = (await simulate(card.id, 'authorization', coffee(1_000))).body;
+    const short = await simulate(card.id, 'clearing', { cardTransactionId: auth.id, amount: 1_500 });
+    expect(short.body).toMatchObject({ status: 'EXCEPTION', settlementSummary: { totalAmount: 1_500 }, pullSummary: { totalAmount: 1_000 } });
+    expect(await books(accountId)).toEqual({ total: 0n, held: 0n });
+
+    const tooMuch = await simulate(card.id, 'return', { cardTransactionId: auth.id, amount: 1_500 });
+    expect(errorOf(tooMuch)).toBe('INVALID_AMOUNT EXCEEDS_NET_SETTLED');
+    expect(await books(accountId)).toEqual({ total: 0n, held: 0n });
+
+    const part = await simulate(card.id, 'return', { cardTransactionId: auth.id, amount: 600 });
+    expect(part.body).toMatchObject({ status: 'EXCEPTION', refundedAmount: { amount: 600 } });
+    expect(errorOf(await simulate(card.id, 'return', { cardTransactionId: auth.id, amount: 401 }))).toBe('INVALID_AMOUNT EXCEEDS_NET_SETTLED');
+    const rest = await simulate(card.id, 'return', { cardTransactionId: auth.id, amount: 400 });
+    expect(rest.body).toMatchObject({ status: 'REFUNDED', refundedAmount: { amount: 1_000 } });
+    expect(await books(accountId)).toEqual({ total: 1_000n, held: 0n });
+    expect(errorOf(await simulate(card.id, 'return', { cardTransactionId: auth.id, amount: 1 }))).toBe('CONFLICT NOTHING_SETTLED');
+    // The cardholder ends exactly where it started.
+    expect((await api<InternalAccount>(p, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount).toBe(1_000);
+  });
+
+  it('a return after a reversed return is bounded by what the reversal took back', async () => {
+    const { customerId, accountId } = await cardholder(1_000);
+    const card = await issue([accountId], customerId);
+    const auth = (await simulate(card.id, 'authorization', coffee(1_000))).body;
+    await simulate(card.id, 'clearing', { cardTransactionId: auth.id, amount: 1_000 });
+    expect((await simulate(card.id, 'return', { cardTransactionId: auth.id, amount: 1_000 })).body.status).toBe('REFUNDED');
+    // The money is spent elsewhere before the network takes the return back: the reversal cannot pull it.
+    const other = (await simulate(card.id, 'authorization', coffee(1_000, 'ELSEWHERE'))).body;
+    await simulate(card.id, 'clearing', { cardTransactionId: other.id, amount: 1_000 });
+    const reversal = await simulate(card.id, 'return_reversal', { cardTransactionId: auth.id });
+    expect(reversal.body).toMatchObject({ status: 'EXCEPTION', refundedAmount: { amount: 0 } });
+    expect(errorOf(await simulate(card.id, 'return', { cardTransactionId: auth.id, amount: 1_000 }))).toBe('CONFLICT NOTHING_SETTLED');
+    expect(await books(accountId)).toEqual({ total: 0n, held: 0n });
+  });
+
   it('expires an authorization with a zero clearing, releasing its hold', async () => {
     const { customerId, accountId } = await cardholder(1_000);
     const card = await issue([accountId], customerId);
@@ -471,6 +509,9 @@ describe('reveal', () => {
     expect(reveal.body.panEmbedUrl.startsWith(`${t.baseUrl}/hosted/cards/reveal/`)).toBe(true);
     expect(Date.parse(reveal.body.expiresAt)).toBeGreaterThan(Date.now());
 
+    // A HEAD (a link preview) neither shows the card nor spends the link.
+    const head = await fetch(reveal.body.panEmbedUrl, { method: 'HEAD' });
+    expect(head.status).toBeGreaterThanOrEqual(400);
     const first = await fetch(reveal.body.panEmbedUrl);
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-store');

@@ -23,6 +23,7 @@ export default defineModule({
   routes: cardRoutes,
   pages: cardPages,
   jobs: ({ cards }) => ({ [PROVISIONED_JOB]: (uow, payload) => cards.provisioned(uow, payload) }),
+  reactions: ({ cards }) => ({ 'customer.deleted': (uow, { customerId }) => cards.closeAllOf(uow, customerId) }),
   errors: CARD_ERRORS,
   events: CARD_EVENTS,
   fixtures: async () => (await import('./fixtures.js')).fixtures,

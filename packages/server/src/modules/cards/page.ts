@@ -23,7 +23,8 @@ function page(body: string): string {
  * platform's app. Nothing cached; framed only by the platform's configured origins; no script.
  */
 export function cardPages(app: FastifyInstance, { cards }: { cards: CardService }): void {
-  app.get<{ Params: { token: string } }>('/cards/reveal/:token', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
+  // GET only: a HEAD (a link checker, a chat app's preview) must not spend the single-use link.
+  app.get<{ Params: { token: string } }>('/cards/reveal/:token', { schema: { hide: true }, config: { public: true }, exposeHeadRoute: false }, async (request, reply) => {
     const token = request.params.token;
     const shown = /^[A-Za-z0-9_-]{43}$/.test(token) ? await cards.openReveal(token) : undefined;
     const ancestors = shown && shown.frameAncestors.length > 0 ? shown.frameAncestors.join(' ') : "'none'";

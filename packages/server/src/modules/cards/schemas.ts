@@ -103,5 +103,5 @@ export const SimulateReferenceRequest = Type.Object({ cardTransactionId: Id('Car
 /** A declined authorization: nothing is held and no card transaction is created. */
 export const SimulationDeclined = Type.Object({
   issuerTransactionToken: Type.String(),
-  declineReason: Type.String({ enum: ['INSUFFICIENT_FUNDS', 'CARD_PAUSED', 'CARD_CLOSED', 'CARD_NOT_ACTIVATED'] }),
+  declineReason: Type.String({ enum: ['INSUFFICIENT_FUNDS', 'CARD_PAUSED', 'CARD_CLOSED', 'CARD_NOT_ACTIVATED', 'CARDHOLDER_NOT_READY'] }),
 });

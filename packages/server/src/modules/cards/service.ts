@@ -82,7 +82,7 @@ export function revealTokenHash(token: string): string {
 export function createCardService({ db, config, clock, sealer, ledger, issuer, customers, platforms, signedRequests }: CardDeps) {
   async function load(executor: Executor, platformId: PlatformId, cardId: CardId, lock = false): Promise<CardRow> {
     let query = executor.selectFrom('cards').selectAll().where('platform_id', '=', platformId).where('id', '=', cardId);
-    if (lock) query = query.forUpdate();
+    if (lock) query = query.forNoKeyUpdate();
     const row = await query.executeTakeFirst();
     if (!row) throw cardNotFound();
     return row;
@@ -225,6 +225,24 @@ export function createCardService({ db, config, clock, sealer, ledger, issuer, c
       if (target) uow.emit('CARD.STATE_CHANGE', view);
       if (patch.fundingSources) uow.emit('CARD.FUNDING_SOURCE_CHANGE', view);
       return view;
+    },
+
+    /**
+     * Closes every card of a deleted customer (the customers module's `customer.deleted`), each
+     * announced with CARD.STATE_CHANGE. Clearings and returns of authorizations already given still
+     * reconcile, as on any closed card.
+     */
+    async closeAllOf(uow: UnitOfWork, cardholderId: CustomerId): Promise<void> {
+      const open = await uow.tx
+        .selectFrom('cards')
+        .selectAll()
+        .where('platform_id', '=', uow.platformId)
+        .where('cardholder_id', '=', cardholderId)
+        .where('state', '!=', 'CLOSED')
+        .orderBy('id')
+        .forNoKeyUpdate()
+        .execute();
+      for (const card of open) await setState(uow, card, 'CLOSED', 'CLOSED_BY_PLATFORM');
     },
 
     /** POST /cards/{id}/reveal: a single-use link to a page that shows the card's number, expiry and CVV. */

@@ -26,6 +26,7 @@ describe('contact changes that need a wallet signature', () => {
       kyc: t.container.providers.kyc,
       umaDomain: (executor, platformId) => t.container.platforms.umaDomain(executor, platformId),
       ledger: t.container.ledger,
+      reactions: t.container.reactions,
       contactChangeApprover: approver,
     });
     const scope = () => ({ platformId: t.platform.id, now: new Date(), actor: { type: 'OPERATOR' } as const });

@@ -23,13 +23,19 @@ export const customerNotReady = defineError(
 );
 
 /**
- * Refuses to move a customer's money unless its verification is APPROVED (403 USER_NOT_READY), in
- * sandbox and production alike; a platform's own money (no customer) always moves. Callers pass the
- * status they read with the row they already hold (an account, a quote), so the check costs no query.
+ * The one rule wherever money leaves a customer (transfers, quotes, cards, agents, wallets,
+ * delegated keys): a deleted customer cannot spend (410 CUSTOMER_DELETED), nor one whose
+ * verification is not APPROVED (403 USER_NOT_READY), in sandbox and production alike; a platform's
+ * own money (no customer) always moves. Callers pass the standing they read with the row they
+ * already hold (an account, a quote, a card), so the check costs no query.
  */
-export function refuseUnlessReady(customerId: CustomerId | null, verificationStatus: string | null): void {
+export function refuseUnlessReady(customerId: CustomerId | null, verificationStatus: string | null, deletedAt: Date | null): void {
   if (customerId === null) return;
+  if (deletedAt !== null) throw customerDeleted();
   if (verificationStatus !== 'APPROVED') throw customerNotReady(customerId, verificationStatus ?? 'UNVERIFIED');
 }
+
+/** What refuseUnlessReady answers: a route that moves a customer's money declares both. */
+export const SPENDING_REFUSALS = [customerNotReady, customerDeleted];
 
 export const CUSTOMER_ERRORS = [customerNotFound, customerDeleted, duplicatePlatformCustomerId, customerNotReady];

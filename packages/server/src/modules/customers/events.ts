@@ -1,4 +1,12 @@
+import type { CustomerId } from '../../core/ids.js';
 import type { CustomerView } from './service.js';
+
+declare module '../../core/reactions.js' {
+  interface ReactionCatalogue {
+    /** A customer was deleted: nothing may spend for it any more. */
+    'customer.deleted': { customerId: CustomerId };
+  }
+}
 
 declare module '../../core/events.js' {
   interface EventCatalogue {

@@ -14,7 +14,8 @@ declare module '../../core/module.js' {
 export default defineModule({
   name: 'customers',
   needs: ['platforms'],
-  createService: ({ db, providers, platforms, ledger }) => createCustomerService({ db, kyc: providers.kyc, umaDomain: (executor, platformId) => platforms.umaDomain(executor, platformId), ledger }),
+  createService: ({ db, providers, platforms, ledger, reactions }) =>
+    createCustomerService({ db, kyc: providers.kyc, umaDomain: (executor, platformId) => platforms.umaDomain(executor, platformId), ledger, reactions }),
   routes: customerRoutes,
   errors: CUSTOMER_ERRORS,
   events: CUSTOMER_EVENTS,

@@ -9,6 +9,7 @@ import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { KycProvider } from '../../providers/kyc-provider.js';
+import type { Reactions } from '../../core/reactions.js';
 import { customerDeleted, customerNotFound, duplicatePlatformCustomerId, refuseUnlessReady } from './errors.js';
 import type { CustomerType, KycStatus } from './schemas.js';
 import './events.js';
@@ -125,9 +126,12 @@ export function createCustomerService({
   kyc,
   umaDomain,
   ledger,
+  reactions,
   contactChangeApprover,
 }: {
   db: Db;
+  /** Deleting a customer announces `customer.deleted`: its cards, agents and delegated keys go with it. */
+  reactions: Pick<Reactions, 'run'>;
   kyc: Pick<KycProvider, 'initialStatus'>;
   umaDomain: (executor: Executor, platformId: PlatformId) => Promise<string>;
   ledger: Pick<Ledger, 'openCustomerAccounts'>;
@@ -148,7 +152,7 @@ export function createCustomerService({
       .selectAll()
       .where('platform_id', '=', platformId)
       .where('id', '=', customerId)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst();
     if (!row) throw customerNotFound();
     if (row.deleted_at) throw customerDeleted();
@@ -170,6 +174,17 @@ export function createCustomerService({
     return view;
   }
 
+  /**
+   * Records the identity details a verification provider verified (the hosted form's name, birth
+   * date, nationality; a business's legal name and registration number) on the customer.
+   */
+  async function recordVerifiedDetails(uow: UnitOfWork, row: CustomerRow, details: { fullName?: string | undefined; birthDate?: string | undefined; nationality?: string | undefined; legalName?: string | undefined; registrationNumber?: string | undefined }): Promise<CustomerRow> {
+    const { legalName, registrationNumber, ...person } = details;
+    const profile: Record<string, unknown> = { ...row.profile, ...profileOf(row.customer_type === 'BUSINESS' ? {} : person) };
+    if (row.customer_type === 'BUSINESS') profile.businessInfo = { ...(row.profile.businessInfo ?? {}), ...profileOf({ legalName, registrationNumber }) };
+    return uow.tx.updateTable('customers').set({ profile: JSON.stringify(profile), updated_at: uow.now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  }
+
   return {
     /** Called once by the embedded-wallet module: wallets for new customers, and signed contact changes. */
     useWalletHooks(hooks: { provision: WalletProvisioner; approveContactChange: ContactChangeApprover }): void {
@@ -179,6 +194,7 @@ export function createCustomerService({
 
     loadForUpdate,
     setVerificationStatus,
+    recordVerifiedDetails,
 
     async create(uow: UnitOfWork, input: CustomerInput): Promise<CustomerView> {
       const id = newId('Customer');
@@ -228,12 +244,12 @@ export function createCustomerService({
       return query.executeTakeFirst();
     },
 
-    /** refuseUnlessReady for a customer whose status the caller has not read yet (one query). */
+    /** refuseUnlessReady for a customer whose standing the caller has not read yet (one query). */
     async requireReady(executor: Executor, platformId: PlatformId, customerId: CustomerId | null): Promise<void> {
       if (customerId === null) return;
-      const row = await executor.selectFrom('customers').select(['kyc_status']).where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
+      const row = await executor.selectFrom('customers').select(['kyc_status', 'deleted_at']).where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
       if (!row) throw customerNotFound();
-      refuseUnlessReady(customerId, row.kyc_status);
+      refuseUnlessReady(customerId, row.kyc_status, row.deleted_at);
     },
 
     async get({ platformId }: Scope, customerId: CustomerId): Promise<CustomerView> {
@@ -303,7 +319,12 @@ export function createCustomerService({
       return customerView(updated);
     },
 
-    /** Soft-deletes: the record stays for the ledger and audit, answers 410 from then on. */
+    /**
+     * Soft-deletes: the record stays for the ledger and audit, answers 410 from then on, and its
+     * money no longer moves (refuseUnlessReady). In the same unit of work the modules that hold
+     * spending power for it give it up (`customer.deleted`: cards close, agents and delegated keys
+     * are revoked, each with its event).
+     */
     async remove(uow: UnitOfWork, customerId: CustomerId): Promise<CustomerView> {
       const row = await loadForUpdate(uow.tx, uow.platformId, customerId);
       const deleted = await uow.tx
@@ -312,6 +333,7 @@ export function createCustomerService({
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      await reactions.run(uow, 'customer.deleted', { customerId: row.id });
       return customerView(deleted);
     },
   };

@@ -191,7 +191,16 @@ describe('the hosted verification page', () => {
     expect(await eventTypesFor(id)).toEqual(['CUSTOMER.KYC_APPROVED']);
     const [event] = await listEvents(t.database.db, t.platform.id, 'CUSTOMER.KYC_APPROVED').then((all) => all.filter((e) => (e.data as { id: string }).id === id));
     expect(event!.id).toMatch(/^Webhook:/);
-    expect(event!.data).toMatchObject({ id, kycStatus: 'APPROVED', customerType: 'INDIVIDUAL' });
+    expect(event!.data).toMatchObject({ id, kycStatus: 'APPROVED', customerType: 'INDIVIDUAL', fullName: 'Jane Doe', birthDate: '1990-01-15' });
+    // The customer keeps the verified details, not the "003" that left it undecided at creation.
+    expect(await statusOf(id)).toMatchObject({ fullName: 'Jane Doe', birthDate: '1990-01-15', nationality: 'US' });
+  });
+
+  it('the suffix typed on the form to pick a sandbox outcome picks it, and is not stored in the name', async () => {
+    const id = await createIndividual('Sam Unverified 003');
+    const link = await createLink(id);
+    expect((await hosted('POST', link.kycUrl, { fullName: 'Sam Pending 001', birthDate: '1985-02-03', nationality: 'FR' })).status).toBe(303);
+    expect(await statusOf(id)).toMatchObject({ kycStatus: 'PENDING', fullName: 'Sam Pending' });
   });
 
   it('without a redirectUri, shows the submitted status on the page', async () => {

@@ -34,7 +34,7 @@ export function createKycService(deps: {
   db: Db;
   clock: Clock;
   customers: CustomerService;
-  provider: Pick<KycProvider, 'name' | 'decide'>;
+  provider: Pick<KycProvider, 'name' | 'decide' | 'verifiedDetails'>;
   publicUrl: string;
   linkTtlSeconds: number;
 }) {
@@ -113,7 +113,7 @@ export function createKycService(deps: {
       if (!found) return { state: 'unknown' };
       const now = await clock.now(found.platform_id);
       return runUnitOfWork(db, { platformId: found.platform_id, now, actor: { type: 'HOSTED_PAGE' } }, async (uow): Promise<SubmitOutcome> => {
-        const link = await uow.tx.selectFrom('kyc_links').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
+        const link = await uow.tx.selectFrom('kyc_links').selectAll().where('id', '=', found.id).forNoKeyUpdate().executeTakeFirstOrThrow();
         if (link.used_at) return { state: 'used' };
         if (now >= link.expires_at) return { state: 'expired' };
         let row;
@@ -124,9 +124,12 @@ export function createKycService(deps: {
           if (error instanceof DomainError && error.status < 500) return { state: 'unknown' };
           throw error;
         }
-        const status = row.kyc_status === 'APPROVED' ? 'APPROVED' : provider.decide(row.customer_type, submission);
+        // An approved customer stays approved, and its verified details as they were.
+        const alreadyApproved = row.kyc_status === 'APPROVED';
+        const status = alreadyApproved ? 'APPROVED' : provider.decide(row.customer_type, submission);
         if (status === 'UNVERIFIED') return { state: 'undecided', customerType: row.customer_type };
-        const customer = await customers.setVerificationStatus(uow, row, status);
+        const verified = alreadyApproved ? row : await customers.recordVerifiedDetails(uow, row, provider.verifiedDetails(submission));
+        const customer = await customers.setVerificationStatus(uow, verified, status);
         await uow.tx.updateTable('kyc_links').set({ used_at: now }).where('id', '=', link.id).execute();
         return { state: 'decided', status, redirectUri: link.redirect_uri, customer };
       });

@@ -14,18 +14,18 @@ export const quoteRepo = {
   },
 
   /**
-   * The quote, locked for the rest of the unit of work (FOR UPDATE), or 404; with its customer's
-   * verification status (the quote's money moves only for a verified customer).
+   * The quote, locked for the rest of the unit of work, or 404; with its customer's standing (the
+   * quote's money moves only for a verified customer not deleted).
    */
-  async lock(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteRow & { customer_status: string | null }> {
+  async lock(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteRow & { customer_status: string | null; customer_deleted_at: Date | null }> {
     const row = await uow.tx
       .selectFrom('quotes as q')
       .leftJoin('customers as c', 'c.id', 'q.customer_id')
       .selectAll('q')
-      .select('c.kyc_status as customer_status')
+      .select(['c.kyc_status as customer_status', 'c.deleted_at as customer_deleted_at'])
       .where('q.platform_id', '=', uow.platformId)
       .where('q.id', '=', quoteId)
-      .forUpdate('q')
+      .forNoKeyUpdate('q')
       .executeTakeFirst();
     if (!row) throw quoteNotFound();
     return row;

@@ -5,7 +5,7 @@ import type { Routes } from '../../http/routes.js';
 import { conversionOutOfRange, noRateForCurrency } from '../../fx/errors.js';
 import { currencyMismatch } from '../../lib/currencies.js';
 import { insufficientFunds, internalAccountNotFound } from '../../ledger/errors.js';
-import { customerNotFound, customerNotReady } from '../customers/errors.js';
+import { customerNotFound, SPENDING_REFUSALS } from '../customers/errors.js';
 import { externalAccountNotFound } from '../external-accounts/errors.js';
 import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
@@ -15,7 +15,7 @@ import { Quote, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.
 import type { QuotesService as QuoteService } from './index.js';
 
 const tags = ['Cross-Currency Transfers'];
-const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, customerNotReady, insufficientFunds];
+const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, ...SPENDING_REFUSALS, insufficientFunds];
 
 export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): void {
   r.post(
@@ -35,7 +35,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         internalAccountNotFound,
         externalAccountNotFound,
         customerNotFound,
-        customerNotReady,
+        ...SPENDING_REFUSALS,
         selfPayment,
         invalidReceiver,
         sameCurrency,

@@ -37,8 +37,9 @@ export interface QuoteRequest {
 interface ResolvedSource {
   account?: AccountRow;
   customerId: CustomerId | null;
-  /** The paying customer's verification status (null when the platform pays). */
+  /** The paying customer's verification status and deletion (null when the platform pays). */
   customerStatus: string | null;
+  customerDeletedAt: Date | null;
   currency: string;
   view: Record<string, unknown>;
   payerName?: string;
@@ -74,10 +75,10 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     if (q.status !== 'PENDING') throw quoteAlreadyExecuted(q.id, q.status);
   }
 
-  async function customerRow(uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string }> {
+  async function customerRow(uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string; deletedAt: Date | null }> {
     const row = await customers.findActive(uow.tx, uow.platformId, { id: customerId });
     if (!row) throw customerNotFound();
-    return { id: row.id, name: holderName(row), status: row.kyc_status };
+    return { id: row.id, name: holderName(row), status: row.kyc_status, deletedAt: row.deleted_at };
   }
 
   async function resolveSource(uow: UnitOfWork, source: QuoteRequest['source']): Promise<ResolvedSource> {
@@ -85,11 +86,12 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       const account = await ledger.internalAccount(uow.tx, uow.platformId, source.accountId!);
       let customerId = account.customer_id;
       let customerStatus = account.holder_status;
+      let customerDeletedAt = account.holder_deleted_at;
       if (source.customerId !== undefined) {
         if (account.customer_id !== null && source.customerId !== account.customer_id) throw notTheSourceOwner();
-        if (account.customer_id === null) ({ id: customerId, status: customerStatus } = await customerRow(uow, source.customerId));
+        if (account.customer_id === null) ({ id: customerId, status: customerStatus, deletedAt: customerDeletedAt } = await customerRow(uow, source.customerId));
       }
-      return { account, customerId, customerStatus, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
+      return { account, customerId, customerStatus, customerDeletedAt, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
     }
     deps.fundingRail.acceptsRealtime(source.currency!);
     const customer = source.customerId === undefined ? undefined : await customerRow(uow, source.customerId);
@@ -97,6 +99,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     return {
       customerId,
       customerStatus: customer?.status ?? null,
+      customerDeletedAt: customer?.deletedAt ?? null,
       currency: source.currency!,
       view: { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(customerId ? { customerId } : {}) },
       payerName: customer?.name ?? 'Moneta Sandbox',
@@ -125,7 +128,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
 
   async function create(uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> {
     const source = await resolveSource(uow, request.source);
-    refuseUnlessReady(source.customerId, source.customerStatus);
+    refuseUnlessReady(source.customerId, source.customerStatus, source.customerDeletedAt);
     const destination = await resolveDestination(uow, request.destination, source);
     if (source.currency === destination.currency) throw sameCurrency(source.currency);
     const lockedSide = request.lockedCurrencySide as LockedSide;
@@ -245,7 +248,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       const q = await quoteRepo.lock(uow, quoteId);
       refuseUnlessExecutable(uow, q);
       if (q.source_type !== 'ACCOUNT') throw fundedInRealTime(q.id);
-      refuseUnlessReady(q.customer_id, q.customer_status);
+      refuseUnlessReady(q.customer_id, q.customer_status, q.customer_deleted_at);
       const walletPayload = q.payment_instructions?.[0]?.accountOrWalletInfo.payloadToSign;
       if (typeof walletPayload === 'string') {
         await deps.signedRequests.verifyPayload(uow, { payloadToSign: walletPayload, signature: signed.signature, accountIds: [q.source_account_id!] });
@@ -267,7 +270,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       if (amount !== q.total_sending_minor) {
         return lifecycle.recordFailure(uow, q, { failureReason: 'FUNDING_AMOUNT_MISMATCH', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' }, true);
       }
-      refuseUnlessReady(q.customer_id, q.customer_status);
+      refuseUnlessReady(q.customer_id, q.customer_status, q.customer_deleted_at);
       await lifecycle.executeLocked(uow, q);
       return transactions.load(uow.tx, uow.platformId, q.transaction_id);
     },

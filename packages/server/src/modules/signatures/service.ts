@@ -119,7 +119,7 @@ export function createSignedRequestService({ sandbox, verifier = noWalletSession
         .where('id', '=', requestId)
         .where('action', '=', action.action)
         .where('subject_id', '=', action.subjectId)
-        .forUpdate()
+        .forNoKeyUpdate()
         .executeTakeFirst();
       if (!pending) throw challengeUnknown();
       if (pending.used_at) throw challengeUsed();

@@ -294,7 +294,7 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
     },
 
     async lockRow(uow: UnitOfWork, transactionId: TransactionId) {
-      return uow.tx.selectFrom('transactions').selectAll().where('platform_id', '=', uow.platformId).where('id', '=', transactionId).forUpdate().executeTakeFirstOrThrow();
+      return uow.tx.selectFrom('transactions').selectAll().where('platform_id', '=', uow.platformId).where('id', '=', transactionId).forNoKeyUpdate().executeTakeFirstOrThrow();
     },
 
     /** GET /transactions/{id}: any payment, card transactions included (by their CardTransaction id). */

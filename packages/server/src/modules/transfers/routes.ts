@@ -1,7 +1,7 @@
 import type { Routes } from '../../http/routes.js';
 import { notImplemented } from '../../core/errors.js';
 import { insufficientFunds, internalAccountNotFound } from '../../ledger/errors.js';
-import { customerNotReady } from '../customers/errors.js';
+import { SPENDING_REFUSALS } from '../customers/errors.js';
 import { externalAccountNotFound } from '../external-accounts/errors.js';
 import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { Transaction } from '../transactions/schemas.js';
@@ -18,7 +18,7 @@ const errors = [
   walletSignatureRequired,
   internalAccountNotFound,
   externalAccountNotFound,
-  customerNotReady,
+  ...SPENDING_REFUSALS,
   selfPayment,
   currencyMismatch,
   invalidReceiver,

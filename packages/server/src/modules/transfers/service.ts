@@ -75,7 +75,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     const otherId = outgoing ? request.destinationAccountId : request.sourceAccountId;
     // An external account's id where the internal account belongs is simply not found.
     const internal = await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
-    refuseUnlessReady(internal.customer_id, internal.holder_status);
+    refuseUnlessReady(internal.customer_id, internal.holder_status, internal.holder_deleted_at);
     if (outgoing && internal.account_type === 'EMBEDDED_WALLET') throw walletSignatureRequired('source.accountId');
     if (request.amount !== undefined) await platforms.checkAmount(uow.tx, uow.platformId, internal.currency, request.amount, type);
 

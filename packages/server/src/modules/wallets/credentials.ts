@@ -11,6 +11,7 @@ import type { EmbeddedWalletSettings } from '../platforms/service.js';
 import type { SignedRequestService } from '../signatures/service.js';
 import { contactMissing, emailOtpExists, lastCredential, oidcTokenInvalid, passkeyExists, passkeyRegistrationInvalid, smsOtpExists } from './errors.js';
 import type { BundleSigningKeys } from './keys.js';
+import { unlockCredential } from './lockout.js';
 import { deliverOtp, issueOtp, type OtpDelivery } from './otp.js';
 import { verifyPasskeyRegistration, type RegisteredPasskey } from './passkeys.js';
 import { liveCredentials, loadCredential, loadWallet, revokeCredential, type CredentialRow } from './repo.js';
@@ -108,6 +109,9 @@ export function createCredentialService(deps: CredentialDeps) {
           oidc_subject: oidc?.subject ?? null,
           oidc_audience: oidc?.audience ?? null,
           last_challenge_at: null,
+          consecutive_otp_failures: 0,
+          locked_until: null,
+          suspended_at: null,
           revoked_at: null,
           created_at: uow.now,
           updated_at: uow.now,
@@ -148,6 +152,11 @@ export function createCredentialService(deps: CredentialDeps) {
       }
       await revokeCredential(uow.tx, credential.id, uow.now);
       return undefined;
+    },
+
+    /** The platform lifts an OTP lockout (after checking the end user some other way); the count of wrong codes starts again. */
+    unlock(uow: UnitOfWork, credentialId: AuthMethodId): Promise<AuthMethodView> {
+      return unlockCredential(uow, credentialId);
     },
   };
 

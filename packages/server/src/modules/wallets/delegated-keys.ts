@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { invalidInput } from '../../core/errors.js';
-import { newId, type CardId, type DelegatedKeyId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
+import { newId, type CardId, type CustomerId, type DelegatedKeyId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
 import type { SignatureRequired, WalletSignature } from '../../core/signature.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { Db, Executor, Tx } from '../../db/schema.js';
@@ -63,10 +63,15 @@ function view(row: KeyRow): DelegatedKeyView {
 
 async function loadKey(executor: Executor, platformId: PlatformId, id: DelegatedKeyId, lock = false) {
   let query = executor.selectFrom('delegated_keys').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
-  if (lock) query = query.forUpdate();
+  if (lock) query = query.forNoKeyUpdate();
   const row = await query.executeTakeFirst();
   if (!row) throw delegatedKeyNotFound();
   return row;
+}
+
+async function revokeKey(uow: UnitOfWork, key: KeyRow): Promise<void> {
+  const revoked = await uow.tx.updateTable('delegated_keys').set({ status: 'REVOKED', updated_at: uow.now }).where('id', '=', key.id).returningAll().executeTakeFirstOrThrow();
+  uow.emit('DELEGATED_KEY.REVOKED', view(revoked));
 }
 
 const CREATE = 'DELEGATED_KEY_CREATE';
@@ -150,11 +155,26 @@ export function createDelegatedKeyService({ db, sealer, signedRequests }: { db: 
       return view(await loadKey(db, platformId, id));
     },
 
-    /** Revokes an ACTIVE key: from then on it authorizes nothing. */
+    /** Revokes an ACTIVE key: from then on it authorizes nothing (DELEGATED_KEY.REVOKED). */
     async revoke(uow: UnitOfWork, id: DelegatedKeyId): Promise<void> {
       const key = await loadKey(uow.tx, uow.platformId, id, true);
       if (key.status !== 'ACTIVE') throw delegatedKeyNotActive(key.status);
-      await uow.tx.updateTable('delegated_keys').set({ status: 'REVOKED', updated_at: uow.now }).where('id', '=', key.id).execute();
+      await revokeKey(uow, key);
+    },
+
+    /** Revokes every key, active or still being granted, on the wallets of a deleted customer (`customer.deleted`). */
+    async revokeAllOf(uow: UnitOfWork, customerId: CustomerId): Promise<void> {
+      const keys = await uow.tx
+        .selectFrom('delegated_keys as k')
+        .innerJoin('ledger_accounts as a', 'a.id', 'k.account_id')
+        .selectAll('k')
+        .where('k.platform_id', '=', uow.platformId)
+        .where('a.customer_id', '=', customerId)
+        .where('k.status', '!=', 'REVOKED')
+        .orderBy('k.id')
+        .forNoKeyUpdate('k')
+        .execute();
+      for (const key of keys) await revokeKey(uow, key);
     },
 
     /**

@@ -1,4 +1,5 @@
 import { defineError } from '../../core/errors.js';
+import type { CredentialLock } from './lockout.js';
 
 export const credentialNotFound = defineError(
   { status: 404, code: 'REFERENCE_NOT_FOUND', reason: 'CREDENTIAL_NOT_FOUND', description: 'No live authentication credential of this platform has the id' },
@@ -84,6 +85,29 @@ export const rateLimited = defineError(
   }),
 );
 
+export const credentialLocked = defineError(
+  {
+    status: 429,
+    code: 'RATE_LIMITED',
+    reason: 'CREDENTIAL_LOCKED',
+    description:
+      'Too many wrong codes in a row: the credential is locked, codes and new challenges alike, until details.lockedUntil (Retry-After), or, when details.suspended, until the platform unlocks it with POST /auth/credentials/{id}/unlock',
+  },
+  (lock: CredentialLock, now: Date) => {
+    const common = { failedAttempts: lock.failedAttempts, suspended: lock.suspended };
+    if (!lock.lockedUntil) {
+      // No Retry-After: the lock has no end a client could wait for.
+      return { message: `Locked after ${lock.failedAttempts} wrong codes in a row, until the platform unlocks it`, details: { ...common, lockedUntil: null } };
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil((lock.lockedUntil.getTime() - now.getTime()) / 1000));
+    return {
+      message: `Locked after ${lock.failedAttempts} wrong codes in a row; retry after ${retryAfterSeconds} seconds`,
+      details: { ...common, lockedUntil: lock.lockedUntil.toISOString(), retryAfterSeconds },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    };
+  },
+);
+
 export const otpDeliveryFailed = defineError(
   { status: 500, code: 'INTERNAL_ERROR', reason: 'OTP_DELIVERY_FAILED', description: 'The one-time code could not be delivered (the mail or SMS provider refused or was unreachable); nothing was kept, try again' },
   (channel: 'email' | 'SMS') => ({ message: `The one-time code could not be sent by ${channel}; nothing changed, try again` }),
@@ -134,6 +158,7 @@ export const WALLET_ERRORS = [
   passkeyChallengeInvalid,
   passkeyRegistrationInvalid,
   rateLimited,
+  credentialLocked,
   otpDeliveryFailed,
   contactTaken,
   delegatedKeyNotFound,

@@ -1,5 +1,6 @@
 import { defineModule } from '../../core/module.js';
 import { WALLET_ERRORS } from './errors.js';
+import { WALLET_EVENTS } from './events.js';
 import { delegatedKeyRoutes, sandboxWalletRoutes, walletRoutes } from './routes.js';
 import { walletDemoPages } from './demo-page.js';
 import { createWalletService, type WalletService } from './service.js';
@@ -21,10 +22,12 @@ export default defineModule({
     delegatedKeyRoutes(r, container);
   },
   sandboxRoutes: sandboxWalletRoutes,
+  reactions: ({ wallets }) => ({ 'customer.deleted': (uow, { customerId }) => wallets.delegatedKeys.revokeAllOf(uow, customerId) }),
   // The sandbox wallet page (passkey, login, a signed action), in the sandbox only.
   pages: (app, { wallets, db, clock, sandbox }) => {
     if (sandbox) walletDemoPages(app, { wallets, db, clock, links: wallets.demoLinks });
   },
   errors: WALLET_ERRORS,
+  events: WALLET_EVENTS,
   fixtures: async () => (await import('./fixtures.js')).fixtures,
 });

@@ -11,7 +11,8 @@ import { signVerificationToken } from '../../crypto/verification-token.js';
 import { requestIdMissing } from '../signatures/errors.js';
 import type { EmbeddedWalletSettings } from '../platforms/service.js';
 import type { CredentialDeps } from './credentials.js';
-import { credentialNotFound, noChallengeStep, oidcTokenInvalid, otpExpired, otpInvalid, passkeyAssertionInvalid, passkeyChallengeInvalid, rateLimited } from './errors.js';
+import { credentialLocked, credentialNotFound, noChallengeStep, oidcTokenInvalid, otpExpired, otpInvalid, passkeyAssertionInvalid, passkeyChallengeInvalid, rateLimited } from './errors.js';
+import { clearOtpFailures, lockInForce, recordOtpFailure } from './lockout.js';
 import { deliverOtp, issueOtp, MAX_OTP_ATTEMPTS, otpMatches, targetContext } from './otp.js';
 import { verifyPasskeyAssertion } from './passkeys.js';
 import { loadCredential, requireClientKey, type CredentialRow } from './repo.js';
@@ -30,6 +31,12 @@ function secondsUntilNextChallenge(credential: CredentialRow, now: Date): number
   if (!credential.last_challenge_at) return 0;
   const waitMs = credential.last_challenge_at.getTime() + CHALLENGE_INTERVAL_SECONDS * 1000 - now.getTime();
   return waitMs > 0 ? Math.ceil(waitMs / 1000) : 0;
+}
+
+/** A locked credential answers neither new challenges nor codes, the right one included. */
+function refuseWhileLocked(credential: CredentialRow, now: Date): void {
+  const lock = lockInForce(credential, now);
+  if (lock) throw credentialLocked(lock, now);
 }
 
 /** The nonce an OIDC token must carry for a login: lowercase hex SHA-256 of the clientPublicKey string. */
@@ -70,8 +77,9 @@ export function createLoginService(deps: CredentialDeps) {
       const bundleKey = await deps.keys.get();
 
       const issued = await runUnitOfWork(db, scope, async (uow) => {
-        const credential = await uow.tx.selectFrom('auth_credentials').selectAll().where('id', '=', found.id).where('revoked_at', 'is', null).forUpdate().executeTakeFirst();
+        const credential = await uow.tx.selectFrom('auth_credentials').selectAll().where('id', '=', found.id).where('revoked_at', 'is', null).forNoKeyUpdate().executeTakeFirst();
         if (!credential) throw credentialNotFound();
+        refuseWhileLocked(credential, uow.now);
         const wait = secondsUntilNextChallenge(credential, uow.now);
         if (wait > 0) throw rateLimited(wait);
         if (credential.type === 'PASSKEY') {
@@ -135,7 +143,8 @@ export function createLoginService(deps: CredentialDeps) {
       }
       const bundleKey = await deps.keys.get();
       const outcome = await runUnitOfWork(db, scope, async (uow) => {
-        const credential = await uow.tx.selectFrom('auth_credentials').selectAll().where('id', '=', found.id).forUpdate().executeTakeFirstOrThrow();
+        const credential = await uow.tx.selectFrom('auth_credentials').selectAll().where('id', '=', found.id).forNoKeyUpdate().executeTakeFirstOrThrow();
+        refuseWhileLocked(credential, uow.now);
         const challenge = await uow.tx
           .selectFrom('auth_challenges')
           .selectAll()
@@ -144,7 +153,7 @@ export function createLoginService(deps: CredentialDeps) {
           .where('used_at', 'is', null)
           .where('superseded_at', 'is', null)
           .orderBy('created_at', 'desc')
-          .forUpdate()
+          .forNoKeyUpdate()
           .executeTakeFirst();
         if (!challenge || challenge.expires_at.getTime() <= uow.now.getTime()) throw otpExpired();
         if (challenge.failed_attempts >= MAX_OTP_ATTEMPTS) throw rateLimited(Math.max(1, secondsUntilNextChallenge(credential, uow.now)));
@@ -159,6 +168,8 @@ export function createLoginService(deps: CredentialDeps) {
         if (!opened || !otpMatches(challenge.id, opened.otpCode, challenge.code_hash!)) {
           const attempts = challenge.failed_attempts + 1;
           await uow.tx.updateTable('auth_challenges').set({ failed_attempts: attempts }).where('id', '=', challenge.id).execute();
+          const lock = await recordOtpFailure(uow, credential);
+          if (lock) return new Refusal(credentialLocked(lock, uow.now));
           return new Refusal(attempts >= MAX_OTP_ATTEMPTS ? rateLimited(Math.max(1, secondsUntilNextChallenge(credential, uow.now))) : otpInvalid());
         }
         let signerKey: string;
@@ -170,6 +181,7 @@ export function createLoginService(deps: CredentialDeps) {
         }
         // The code and its bundle are spent; what remains is proving the key it named.
         await uow.tx.updateTable('auth_challenges').set({ used_at: uow.now }).where('id', '=', challenge.id).execute();
+        await clearOtpFailures(uow.tx, credential);
         const required = await signedRequests.authorize(
           uow,
           {
@@ -229,14 +241,14 @@ export function createLoginService(deps: CredentialDeps) {
       if (input.assertion === undefined) throw invalidInput([{ field: 'assertion', message: 'assertion is required for PASSKEY' }]);
       if (signed.requestId === undefined) throw requestIdMissing();
       const outcome = await runUnitOfWork(db, scope, async (uow) => {
-        const credential = await uow.tx.selectFrom('auth_credentials').selectAll().where('id', '=', found.id).where('revoked_at', 'is', null).forUpdate().executeTakeFirstOrThrow();
+        const credential = await uow.tx.selectFrom('auth_credentials').selectAll().where('id', '=', found.id).where('revoked_at', 'is', null).forNoKeyUpdate().executeTakeFirstOrThrow();
         const challenge = await uow.tx
           .selectFrom('auth_challenges')
           .selectAll()
           .where('id', '=', signed.requestId!)
           .where('credential_id', '=', credential.id)
           .where('kind', '=', 'PASSKEY')
-          .forUpdate()
+          .forNoKeyUpdate()
           .executeTakeFirst();
         if (!challenge || challenge.used_at || challenge.superseded_at || challenge.expires_at.getTime() <= uow.now.getTime() || challenge.failed_attempts >= MAX_OTP_ATTEMPTS) {
           throw passkeyChallengeInvalid();

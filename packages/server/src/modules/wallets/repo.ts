@@ -17,7 +17,7 @@ export type WalletRow = Selectable<WalletsTable>;
  */
 export async function loadWallet(executor: Executor, platformId: PlatformId, accountId: InternalAccountId, lock = false, field = 'accountId'): Promise<WalletRow> {
   let query = executor.selectFrom('wallets').selectAll().where('platform_id', '=', platformId).where('account_id', '=', accountId);
-  if (lock) query = query.forUpdate();
+  if (lock) query = query.forNoKeyUpdate();
   const wallet = await query.executeTakeFirst();
   if (wallet) return wallet;
   const account = await executor.selectFrom('ledger_accounts').select('id').where('platform_id', '=', platformId).where('id', '=', accountId).where('purpose', 'in', ['CUSTOMER', 'PLATFORM']).executeTakeFirst();

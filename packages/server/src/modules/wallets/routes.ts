@@ -11,6 +11,7 @@ import {
   delegatedKeyNotFound,
   fundingSourceNotFound,
   contactMissing,
+  credentialLocked,
   credentialNotFound,
   emailOtpExists,
   lastCredential,
@@ -29,7 +30,7 @@ import {
   smsOtpExists,
 } from './errors.js';
 import {
-
+  AuthMethod,
   AuthMethodResponse,
   AuthSession,
   BundleSigningKey,
@@ -123,12 +124,12 @@ export function walletRoutes(r: Routes, { wallets }: { wallets: WalletService })
         tags,
         summary: 'Send a new code (OTP) or issue a passkey challenge',
         description:
-          'EMAIL_OTP and SMS_OTP: a new code is sent and the answer carries a fresh otpEncryptionTargetBundle. PASSKEY: send clientPublicKey; the answer carries challenge (lowercase hex SHA-256 of the session-creation body; sign its UTF-8 bytes), requestId and expiresAt. A new challenge replaces the previous one; re-issues faster than every 30 seconds get 429 with Retry-After.',
+          'EMAIL_OTP and SMS_OTP: a new code is sent and the answer carries a fresh otpEncryptionTargetBundle. PASSKEY: send clientPublicKey; the answer carries challenge (lowercase hex SHA-256 of the session-creation body; sign its UTF-8 bytes), requestId and expiresAt. A new challenge replaces the previous one; re-issues faster than every 30 seconds get 429 with Retry-After. A credential locked after wrong codes gets 429 with details.reason CREDENTIAL_LOCKED.',
         params: CredentialParams,
         body: ChallengeRequest,
         response: { 200: ChallengeResponse },
       },
-      errors: [credentialNotFound, noChallengeStep, rateLimited, otpDeliveryFailed, notImplemented],
+      errors: [credentialNotFound, noChallengeStep, rateLimited, credentialLocked, otpDeliveryFailed, notImplemented],
     },
     (scope, req) => wallets.login.challenge(scope, req.params.id, req.body?.clientPublicKey),
   );
@@ -147,9 +148,26 @@ export function walletRoutes(r: Routes, { wallets }: { wallets: WalletService })
         response: { 200: AuthSession },
       },
       signed: true,
-      errors: [credentialNotFound, otpInvalid, otpExpired, oidcTokenInvalid, passkeyAssertionInvalid, passkeyChallengeInvalid, rateLimited, ...SIGNATURE_ERRORS],
+      errors: [credentialNotFound, otpInvalid, otpExpired, oidcTokenInvalid, passkeyAssertionInvalid, passkeyChallengeInvalid, rateLimited, credentialLocked, ...SIGNATURE_ERRORS],
     },
     (scope, req) => wallets.login.verify(scope, req.params.id, req.body, signatureOf(req)),
+  );
+
+  r.post(
+    '/auth/credentials/:id/unlock',
+    {
+      schema: {
+        tags,
+        summary: 'Lift the lock of a credential locked after wrong codes (platform)',
+        description:
+          'Five wrong OTP codes in a row lock a credential for 15 minutes, then 30 minutes, 1 hour and 24 hours at each further one, and from the ninth until this call (verify and challenge answer 429 with details.reason CREDENTIAL_LOCKED; AUTH_METHOD.LOCKED is sent). Call it once the end user has proved who they are some other way: the lock lifts, the count of wrong codes starts again, and AUTH_METHOD.UNLOCKED is sent. On a credential that is not locked it only resets the count.',
+        params: CredentialParams,
+        response: { 200: AuthMethod },
+      },
+      permission: 'MANAGE',
+      errors: [credentialNotFound],
+    },
+    (uow, req) => wallets.credentials.unlock(uow, req.params.id),
   );
 
   r.get(

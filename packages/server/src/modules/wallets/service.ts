@@ -25,7 +25,7 @@ export function createWalletService(
 ) {
   const { db, sandbox, sealer, ledger, providers, platforms, customers, signedRequests, cardTransactions } = deps;
   const keys = createBundleSigningKey({ db, sealer });
-  const oidc = createOidcVerifier();
+  const oidc = createOidcVerifier({ outbound: providers.outbound });
   const shared = {
     db,
     sandbox,

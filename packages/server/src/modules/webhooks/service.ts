@@ -78,12 +78,12 @@ export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys:
 
     async rotateSigningKey(uow: UnitOfWork, overlapSeconds: number): Promise<{ data: PublicSigningKey[] }> {
       await signingKeys.rotate(uow.tx, uow.platformId, overlapSeconds, uow.now);
-      return { data: await signingKeys.publicKeys(uow.tx, uow.platformId) };
+      return { data: await signingKeys.publicKeys(uow.tx, uow.platformId, uow.now) };
     },
 
-    async signingKeys({ platformId }: Scope): Promise<{ data: PublicSigningKey[] }> {
-      await signingKeys.ensure(db, platformId, new Date());
-      return { data: await signingKeys.publicKeys(db, platformId) };
+    async signingKeys({ platformId, now }: Scope): Promise<{ data: PublicSigningKey[] }> {
+      await signingKeys.ensure(db, platformId, now);
+      return { data: await signingKeys.publicKeys(db, platformId, now) };
     },
   };
 }

@@ -197,6 +197,19 @@ describe('webhook delivery', () => {
     for (const row of stored) expect(row.private_key_sealed).not.toContain('PRIVATE KEY');
   });
 
+  it('a rotation runs on the platform clock: retiresAt is the new key’s createdAt plus the overlap, and the overlap ends when that clock passes it', async () => {
+    const { p } = await platformWithEndpoint();
+    expect((await t.api(p, 'POST', '/sandbox/clock/advance', { seconds: 30 * 86_400 })).status).toBe(200);
+    const rotated = await t.api<SigningKeyList>(p, 'POST', '/webhooks/signing-keys/rotate', { overlapSeconds: 3600 });
+    const [fresh, retiring] = rotated.body.data;
+    expect(Date.parse(retiring!.retiresAt!) - Date.parse(fresh!.createdAt)).toBe(3_600_000);
+    expect(Date.parse(fresh!.createdAt)).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect((await t.api(p, 'POST', '/sandbox/clock/advance', { seconds: 3601 })).status).toBe(200);
+    t.container.clock.invalidate(p.id);
+    const after = await t.api<SigningKeyList>(p, 'GET', '/webhooks/signing-keys');
+    expect(after.body.data.map((k: { status: string }) => k.status)).toEqual(['ACTIVE']);
+  });
+
   it('an event with no endpoint set is skipped, not retried', async () => {
     const p = await t.newPlatform('no-endpoint');
     await t.api(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Quiet' });
