@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/schema.js';
 import { creationOrder, type ModuleDefinition, type PaymentKind, type ServiceRegistry } from './core/module.js';
 import { createReactions, type Reactions } from './core/reactions.js';
+import { createGates, type Gates } from './core/gates.js';
 import { createJobRunner, type JobRunner } from './jobs/jobs.js';
 import { createLedger, type Ledger } from './ledger/index.js';
 import { createClock, type Clock } from './lib/clock.js';
@@ -43,6 +44,8 @@ export interface Infrastructure {
   paymentKinds: PaymentKinds;
   /** Announces a fact other modules act on in the same unit of work (core/reactions.ts). */
   reactions: Reactions;
+  /** The checks other modules provide at this module's check points (core/gates.ts). */
+  gates: Gates;
 }
 
 /** Everything the HTTP app, the worker and the CLI share: infrastructure, every module's service, and the runners. */
@@ -69,6 +72,7 @@ export function createContainer(deps: AppDeps): Container {
   const providers = createProviders(config);
   const kinds = new Map<string, PaymentKind>();
   const reactions = createReactions();
+  const gates = createGates();
   const infrastructure: Infrastructure = {
     config,
     db,
@@ -81,6 +85,7 @@ export function createContainer(deps: AppDeps): Container {
     providers,
     paymentKinds: { get: (kind) => kinds.get(kind) },
     reactions,
+    gates,
   };
 
   const services: Record<string, unknown> = {};
@@ -105,6 +110,7 @@ export function createContainer(deps: AppDeps): Container {
   for (const module of modules) {
     for (const [kind, handler] of Object.entries(module.jobs?.(container) ?? {})) jobs.register(kind, handler);
     if (module.reactions) reactions.add(module.reactions(container));
+    if (module.gates) gates.add(module.name, module.gates(container));
     for (const [kind, paymentKind] of Object.entries(module.paymentKinds?.(container) ?? {})) {
       if (kinds.has(kind)) throw new Error(`payment kind ${kind} is declared by two modules`);
       kinds.set(kind, paymentKind);

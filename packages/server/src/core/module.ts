@@ -8,6 +8,7 @@ import type { PlatformId, TransactionId } from './ids.js';
 import type { Executor } from '../db/schema.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import type { ReactionHandlers } from './reactions.js';
+import type { GateHandlers } from './gates.js';
 
 /**
  * The services of all modules by name. Each module adds its own by augmenting this interface in
@@ -99,6 +100,8 @@ export interface ModuleDefinition<Name extends ServiceName = ServiceName, Needs 
   jobs?(container: Container): Record<string, JobHandler>;
   /** What this module does, in the same unit of work, when another module establishes a fact (core/reactions.ts). */
   reactions?(container: Container): ReactionHandlers;
+  /** The checks this module provides at other modules' check points (core/gates.ts). */
+  gates?(container: Container): GateHandlers;
   /** The kinds of payment this module starts (the `kind` of its transactions) and how each is acted on. */
   paymentKinds?(container: Container): Record<string, PaymentKind>;
   /** Every error the module's services raise (each route lists the subset it can answer). */
