@@ -42,7 +42,7 @@ export function createGates(): Gates & { add(owner: string, handlers: GateHandle
       }
     },
     of<K extends GateName>(name: K) {
-      return (byName.get(name) ?? []).map((entry) => entry.gate) as unknown as readonly Gate<K>[];
+      return (byName.get(name) ?? []).map((entry) => entry.gate);
     },
     owners(name) {
       return (byName.get(name) ?? []).map((entry) => entry.owner);

@@ -1,6 +1,7 @@
+import type { Gates } from '../../core/gates.js';
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { Executor, CardTransactionStatus, Tx } from '../../db/schema.js';
+import type { Executor, CardTransactionStatus } from '../../db/schema.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { isError } from '../../core/errors.js';
 import { newId, type CardId, type CardTransactionId, type CustomerId, type HoldId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
@@ -63,6 +64,7 @@ export interface CardTransactionDeps {
   rates: RateSource;
   transactions: TransactionService;
   loadCard: (executor: Executor, platformId: PlatformId, cardId: CardId) => Promise<CardRow>;
+  gates: Gates;
 }
 
 function selectCardTransactions(executor: Executor) {
@@ -99,14 +101,35 @@ export type CardTransactionService = ReturnType<typeof createCardTransactionServ
  * exceed it); returns credit the source back; every step rolls into the parent's aggregates, is kept
  * as a card event, and is announced as CARD_TRANSACTION.<status> with the whole parent.
  */
-/**
- * Says which of a card's funding sources may be spent now for an amount (the wallet module: an
- * embedded wallet only through an ACTIVE delegated key within its limit). All of them by default.
- */
-export type SpendGate = (tx: Tx, card: CardRow, sources: readonly InternalAccountId[], amount: bigint) => Promise<InternalAccountId[]>;
+/** What the `card.spend` gate is shown: a card about to spend an amount from one of its funding sources. */
+export interface CardSpend {
+  card: CardRow;
+  sources: readonly InternalAccountId[];
+  amount: bigint;
+}
 
-export function createCardTransactionService({ ledger, rates, transactions, loadCard }: CardTransactionDeps) {
-  let spendable: SpendGate = async (_tx, _card, sources) => [...sources];
+declare module '../../core/gates.js' {
+  interface GateCatalogue {
+    /**
+     * Which of a card's funding sources may be spent now for an amount (the wallet module: an
+     * embedded wallet only through an ACTIVE delegated key within its limit). Each gate answers the
+     * sources it allows; a source is spent only when every gate allows it.
+     */
+    'card.spend': { subject: CardSpend; verdict: InternalAccountId[] };
+  }
+}
+
+export function createCardTransactionService({ ledger, rates, transactions, loadCard, gates }: CardTransactionDeps) {
+  async function spendable(uow: UnitOfWork, card: CardRow, sources: readonly InternalAccountId[], amount: bigint): Promise<InternalAccountId[]> {
+    let allowed = [...sources];
+    for (const gate of gates.of('card.spend')) {
+      if (allowed.length === 0) break;
+      const passed = new Set(await gate(uow, { card, sources: allowed, amount }));
+      allowed = allowed.filter((source) => passed.has(source));
+    }
+    return allowed;
+  }
+
   async function lock(uow: UnitOfWork, cardId: CardId, id: CardTransactionId): Promise<CardTransactionRow> {
     const row = await selectCardTransactions(uow.tx)
       .where('ct.platform_id', '=', uow.platformId)
@@ -175,11 +198,6 @@ export function createCardTransactionService({ ledger, rates, transactions, load
   }
 
   return {
-    /** The wallet module plugs its delegated-key check in here. */
-    useSpendGate(gate: SpendGate): void {
-      spendable = gate;
-    },
-
     /**
      * An authorization-family message from the network. Declined (nothing held, no record) when the
      * card is not ACTIVE, the network declined it, or no funding source covers a debit.
@@ -201,7 +219,7 @@ export function createCardTransactionService({ ledger, rates, transactions, load
       if (auth.kind === 'AUTHORIZATION') {
         // The first funding source, in the card's order, that covers the amount is held.
         let held: { account: InternalAccountId; holdId: HoldId } | undefined;
-        for (const source of await spendable(uow.tx, card, card.funding_sources, amount)) {
+        for (const source of await spendable(uow, card, card.funding_sources, amount)) {
           const hold = await ledger.tryHold(uow, { account: source, amount, reason: `CARD_AUTHORIZATION ${id}` });
           if (hold) {
             held = { account: source, holdId: hold };
@@ -212,7 +230,7 @@ export function createCardTransactionService({ ledger, rates, transactions, load
         ({ account, holdId } = held);
       } else if (auth.kind === 'FINANCIAL_AUTHORIZATION') {
         let paidFrom: InternalAccountId | undefined;
-        for (const source of await spendable(uow.tx, card, card.funding_sources, amount)) {
+        for (const source of await spendable(uow, card, card.funding_sources, amount)) {
           if (await tryPull(uow, source, card.currency, amount, id, 'CARD_FINANCIAL_AUTHORIZATION')) {
             paidFrom = source;
             break;

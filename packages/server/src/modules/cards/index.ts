@@ -33,7 +33,7 @@ export default defineModule({
 export const cardTransactionsModule = defineModule({
   name: 'cardTransactions',
   needs: ['cards', 'transactions'],
-  createService: ({ ledger, providers, transactions, cards }) => createCardTransactionService({ ledger, rates: providers.rates, transactions, loadCard: cards.load }),
+  createService: ({ ledger, providers, transactions, cards, gates }) => createCardTransactionService({ ledger, rates: providers.rates, transactions, loadCard: cards.load, gates }),
   sandboxRoutes: sandboxCardRoutes,
   jobs: ({ cardTransactions }) => ({ [PULL_CONFIRMATION_JOB]: (uow, payload) => cardTransactions.confirmPull(uow, payload) }),
   paymentKinds: ({ cardTransactions }) => ({ [CARD]: { views: (executor, platformId, ids) => cardTransactions.views(executor, platformId, ids) } }),

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../../../test/harness.js';
 import { SignatureRequired } from '../../core/signature.js';
 import { runUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
-import { createCustomerService, type ContactChangeApprover } from './service.js';
+import { createGates, type Gate } from '../../core/gates.js';
+import { createCustomerService } from './service.js';
 
 /**
  * The seam the wallet module plugs into: a contact change tied to a wallet's OTP credential
@@ -17,17 +18,19 @@ afterAll(async () => t?.close());
 describe('contact changes that need a wallet signature', () => {
   it('answer 202 with the challenge and change nothing until the approver accepts the signed retry', async () => {
     const seen: unknown[] = [];
-    const approver: ContactChangeApprover = async (_uow, customer, patch, signature) => {
+    const approver: Gate<'customer.contactChange'> = async (_uow, { customer, patch, signature }) => {
       seen.push({ customer: customer.id, email: patch.email, signature });
       return signature?.signature === 'signed' ? undefined : { payloadToSign: `{"email":"${String(patch.email)}"}`, requestId: 'Request:0', expiresAt: new Date(0).toISOString() };
     };
+    const gates = createGates();
+    gates.add('test', { 'customer.contactChange': approver });
     const customers = createCustomerService({
       db: t.database.db,
       kyc: t.container.providers.kyc,
       umaDomain: (executor, platformId) => t.container.platforms.umaDomain(executor, platformId),
       ledger: t.container.ledger,
       reactions: t.container.reactions,
-      contactChangeApprover: approver,
+      gates,
     });
     const scope = () => ({ platformId: t.platform.id, now: new Date(), actor: { type: 'OPERATOR' } as const });
     const run = <T>(work: (uow: UnitOfWork) => Promise<T>) => runUnitOfWork(t.database.db, scope(), work);

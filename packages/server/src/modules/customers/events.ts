@@ -1,10 +1,24 @@
 import type { CustomerId } from '../../core/ids.js';
-import type { CustomerView } from './service.js';
+import type { ContactChange, CustomerView } from './service.js';
+import type { SignedRequestChallenge } from '../../core/signature.js';
 
 declare module '../../core/reactions.js' {
   interface ReactionCatalogue {
     /** A customer was deleted: nothing may spend for it any more. */
     'customer.deleted': { customerId: CustomerId };
+    /** A customer was created, its accounts open (the wallet module opens its embedded wallet). */
+    'customer.created': { customer: { id: CustomerId; email: string | null; holderName: string } };
+  }
+}
+
+declare module '../../core/gates.js' {
+  interface GateCatalogue {
+    /**
+     * A change of a customer's email or phone number. A gate answers a challenge to sign (202) or
+     * nothing to let it go ahead, and throws on a bad signature (the wallet module: a contact tied to
+     * an embedded wallet's OTP credential changes only with that wallet's signature).
+     */
+    'customer.contactChange': { subject: ContactChange; verdict: SignedRequestChallenge | undefined };
   }
 }
 

@@ -14,8 +14,8 @@ declare module '../../core/module.js' {
 export default defineModule({
   name: 'customers',
   needs: ['platforms'],
-  createService: ({ db, providers, platforms, ledger, reactions }) =>
-    createCustomerService({ db, kyc: providers.kyc, umaDomain: (executor, platformId) => platforms.umaDomain(executor, platformId), ledger, reactions }),
+  createService: ({ db, providers, platforms, ledger, reactions, gates }) =>
+    createCustomerService({ db, kyc: providers.kyc, umaDomain: (executor, platformId) => platforms.umaDomain(executor, platformId), ledger, reactions, gates }),
   routes: customerRoutes,
   errors: CUSTOMER_ERRORS,
   events: CUSTOMER_EVENTS,

@@ -1,10 +1,11 @@
+import type { Gates } from '../../core/gates.js';
 import { sql, type Selectable } from 'kysely';
 import type { CustomersTable, Db, Executor, Tx } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { invalidInput } from '../../core/errors.js';
 import type { EventType } from '../../core/events.js';
 import { newId, uuidOf, type CustomerId, type PlatformId } from '../../core/ids.js';
-import { SignatureRequired, type SignedRequestChallenge, type WalletSignature } from '../../core/signature.js';
+import { SignatureRequired, type WalletSignature } from '../../core/signature.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import type { Ledger } from '../../ledger/index.js';
@@ -98,20 +99,12 @@ export function verificationEventType(customerType: CustomerType, status: KycSta
   return `CUSTOMER.${customerType === 'BUSINESS' ? 'KYB' : 'KYC'}_${status}`;
 }
 
-/**
- * Decides whether a contact change needs a wallet's approval. Returns a challenge to answer with
- * 202, or undefined to go ahead (no tied credential, or a valid signed retry); throws on a bad
- * signature. The wallet module provides it; without it contact changes apply directly.
- */
-export type ContactChangeApprover = (
-  uow: UnitOfWork,
-  customer: CustomerRow,
-  patch: CustomerInput,
-  signature: WalletSignature | undefined,
-) => Promise<SignedRequestChallenge | undefined>;
-
-/** What the embedded-wallet module does when a customer is created (opens its wallet, if the platform enabled them). */
-export type WalletProvisioner = (uow: UnitOfWork, customer: { id: CustomerId; email: string | null; holderName: string }) => Promise<void>;
+/** What the `customer.contactChange` gate is shown: the customer as it is, the change, and the signed retry's headers. */
+export interface ContactChange {
+  customer: CustomerRow;
+  patch: CustomerInput;
+  signature: WalletSignature | undefined;
+}
 
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
@@ -127,20 +120,17 @@ export function createCustomerService({
   umaDomain,
   ledger,
   reactions,
-  contactChangeApprover,
+  gates,
 }: {
   db: Db;
-  /** Deleting a customer announces `customer.deleted`: its cards, agents and delegated keys go with it. */
+  /** Creating a customer announces `customer.created`, deleting one `customer.deleted`: its cards, agents and delegated keys go with it. */
   reactions: Pick<Reactions, 'run'>;
+  /** The checks a contact change must pass (`customer.contactChange`). */
+  gates: Pick<Gates, 'of'>;
   kyc: Pick<KycProvider, 'initialStatus'>;
   umaDomain: (executor: Executor, platformId: PlatformId) => Promise<string>;
   ledger: Pick<Ledger, 'openCustomerAccounts'>;
-  contactChangeApprover?: ContactChangeApprover;
 }) {
-  // The wallet module plugs in here after it is created (it needs this service, so it cannot be passed in).
-  let approveContactChange = contactChangeApprover;
-  let provisionWallet: WalletProvisioner | undefined;
-
   /** Opens the internal accounts a customer's currencies call for (created with the customer, and on later currency additions). */
   async function openAccounts(uow: UnitOfWork, row: CustomerRow): Promise<void> {
     await ledger.openCustomerAccounts(uow.tx, { platformId: uow.platformId, id: row.id, currencies: row.currencies, region: row.region, holderName: holderName(row) }, uow.now);
@@ -186,12 +176,6 @@ export function createCustomerService({
   }
 
   return {
-    /** Called once by the embedded-wallet module: wallets for new customers, and signed contact changes. */
-    useWalletHooks(hooks: { provision: WalletProvisioner; approveContactChange: ContactChangeApprover }): void {
-      provisionWallet = hooks.provision;
-      approveContactChange = hooks.approveContactChange;
-    },
-
     loadForUpdate,
     setVerificationStatus,
     recordVerifiedDetails,
@@ -230,7 +214,7 @@ export function createCustomerService({
         throw error;
       }
       await openAccounts(uow, row);
-      if (provisionWallet) await provisionWallet(uow, { id: row.id, email: row.email, holderName: holderName(row) });
+      await reactions.run(uow, 'customer.created', { customer: { id: row.id, email: row.email, holderName: holderName(row) } });
       const view = customerView(row);
       const type = verificationEventType(customerType, status);
       if (type) uow.emit(type, view);
@@ -293,11 +277,13 @@ export function createCustomerService({
       }
       if (errors.length > 0) throw invalidInput(errors);
 
-      // A contact that an embedded wallet's OTP credential is tied to changes only with that wallet's
-      // signature: the approver answers a challenge (202) or accepts the signed retry.
-      if (approveContactChange && (patch.email !== undefined || patch.phoneNumber !== undefined)) {
-        const challenge = await approveContactChange(uow, row, patch, signature);
-        if (challenge) return new SignatureRequired(challenge);
+      // A contact an embedded wallet's OTP credential is tied to changes only with that wallet's
+      // signature: a gate answers a challenge (202) or accepts the signed retry.
+      if (patch.email !== undefined || patch.phoneNumber !== undefined) {
+        for (const gate of gates.of('customer.contactChange')) {
+          const challenge = await gate(uow, { customer: row, patch, signature });
+          if (challenge) return new SignatureRequired(challenge);
+        }
       }
 
       const profile = { ...row.profile, ...profileOf(patch) };

@@ -12,6 +12,6 @@ declare module '../../core/module.js' {
 export default defineModule({
   name: 'signedRequests',
   needs: [],
-  createService: ({ sandbox }) => createSignedRequestService({ sandbox }),
+  createService: ({ sandbox, gates }) => createSignedRequestService({ sandbox, gates }),
   errors: SIGNATURE_ERRORS,
 });

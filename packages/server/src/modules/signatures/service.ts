@@ -1,3 +1,4 @@
+import type { Gates } from '../../core/gates.js';
 import { createHash } from 'node:crypto';
 import { newId } from '../../core/ids.js';
 import { SignatureRequired, type WalletSignature } from '../../core/signature.js';
@@ -32,17 +33,38 @@ export interface SignerRule {
   exceptCredentialId?: string;
 }
 
-/**
- * Checks a signature over a payload with the keys of the accounts' live sessions. The wallet
- * authentication module provides the real one; until then no signature verifies outside the sandbox.
- */
-export interface SignatureVerifier {
-  verify(uow: UnitOfWork, input: { payloadToSign: string; signature: string; accountIds: readonly string[]; signers?: SignerRule | undefined; signerPublicKey?: string | undefined }): Promise<'VALID' | 'INVALID' | 'MALFORMED'>;
+/** What the `signature.verify` gate is shown: a signature over a payload, and whose keys may have made it. */
+export interface SignatureCheck {
+  payloadToSign: string;
+  signature: string;
+  accountIds: readonly string[];
+  signers?: SignerRule | undefined;
+  signerPublicKey?: string | undefined;
 }
 
-export const noWalletSessions: SignatureVerifier = {
-  verify: async () => 'INVALID',
-};
+export type SignatureVerdict = 'VALID' | 'INVALID' | 'MALFORMED';
+
+declare module '../../core/gates.js' {
+  interface GateCatalogue {
+    /**
+     * Checks a signature with the keys a module holds for the accounts (the wallet module: the live
+     * sessions' keys). A signature verifies when some gate finds it VALID, and is MALFORMED when
+     * every gate finds it so. Without any gate no signature verifies outside the sandbox.
+     */
+    'signature.verify': { subject: SignatureCheck; verdict: SignatureVerdict };
+  }
+}
+
+/** The verdict of every `signature.verify` gate, combined. */
+async function verifyWithGates(gates: Pick<Gates, 'of'>, uow: UnitOfWork, check: SignatureCheck): Promise<SignatureVerdict> {
+  const verdicts: SignatureVerdict[] = [];
+  for (const gate of gates.of('signature.verify')) {
+    const verdict = await gate(uow, check);
+    if (verdict === 'VALID') return 'VALID';
+    verdicts.push(verdict);
+  }
+  return verdicts.length > 0 && verdicts.every((verdict) => verdict === 'MALFORMED') ? 'MALFORMED' : 'INVALID';
+}
 
 function bodyHash(action: SignedAction): string {
   return createHash('sha256').update(canonicalJson({ action: action.action, subjectId: action.subjectId, body: action.body ?? null })).digest('hex');
@@ -55,14 +77,8 @@ export type SignedRequestService = ReturnType<typeof createSignedRequestService>
  * and changes nothing; the retry repeats the request with Service-Wallet-Signature and Request-Id,
  * and goes ahead only when the signature verifies over that exact payload, once, before it expires.
  */
-export function createSignedRequestService({ sandbox, verifier = noWalletSessions }: { sandbox: boolean; verifier?: SignatureVerifier }) {
-  let currentVerifier = verifier;
+export function createSignedRequestService({ sandbox, gates }: { sandbox: boolean; gates: Pick<Gates, 'of'> }) {
   return {
-    /** The wallet module plugs the session-key check in here. */
-    useVerifier(next: SignatureVerifier): void {
-      currentVerifier = next;
-    },
-
     /** What an issued challenge was for (action and subject), to route a multi-leg flow's signed retry. */
     async pendingRequest(uow: UnitOfWork, requestId: string): Promise<{ action: string; subjectId: string } | undefined> {
       const row = await uow.tx.selectFrom('signed_requests').select(['action', 'subject_id']).where('platform_id', '=', uow.platformId).where('id', '=', requestId).executeTakeFirst();
@@ -76,7 +92,7 @@ export function createSignedRequestService({ sandbox, verifier = noWalletSession
     async verifyPayload(uow: UnitOfWork, input: { payloadToSign: string; signature: string | undefined; accountIds: readonly string[] }): Promise<void> {
       if (!input.signature) throw signatureMissing();
       if (sandbox && SANDBOX_SIGNATURES.has(input.signature)) return;
-      const verdict = await currentVerifier.verify(uow, { payloadToSign: input.payloadToSign, signature: input.signature, accountIds: input.accountIds });
+      const verdict = await verifyWithGates(gates, uow, { payloadToSign: input.payloadToSign, signature: input.signature, accountIds: input.accountIds });
       if (verdict === 'MALFORMED') throw signatureMalformed();
       if (verdict !== 'VALID') throw signatureInvalid();
     },
@@ -129,7 +145,7 @@ export function createSignedRequestService({ sandbox, verifier = noWalletSession
       const verdict =
         sandbox && SANDBOX_SIGNATURES.has(signature)
           ? 'VALID'
-          : await currentVerifier.verify(uow, {
+          : await verifyWithGates(gates, uow, {
               payloadToSign: pending.payload_to_sign,
               signature,
               accountIds: action.accountIds,

@@ -4,6 +4,7 @@ import { WALLET_EVENTS } from './events.js';
 import { delegatedKeyRoutes, sandboxWalletRoutes, walletRoutes } from './routes.js';
 import { walletDemoPages } from './demo-page.js';
 import { createWalletService, type WalletService } from './service.js';
+import { verifySessionStamp } from './sessions.js';
 
 declare module '../../core/module.js' {
   interface ServiceRegistry {
@@ -14,15 +15,23 @@ declare module '../../core/module.js' {
 /** Embedded wallets and their authentication: credentials, logins, sessions, signed wallet actions. */
 export default defineModule({
   name: 'wallets',
-  needs: ['platforms', 'customers', 'signedRequests', 'cardTransactions'],
-  createService: ({ db, sandbox, sealer, ledger, providers, platforms, customers, signedRequests, cardTransactions }) =>
-    createWalletService({ db, sandbox, sealer, ledger, providers, platforms, customers, signedRequests, cardTransactions }),
+  needs: ['platforms', 'signedRequests'],
+  createService: ({ db, sandbox, sealer, ledger, providers, platforms, signedRequests }) => createWalletService({ db, sandbox, sealer, ledger, providers, platforms, signedRequests }),
   routes: (r, container) => {
     walletRoutes(r, container);
     delegatedKeyRoutes(r, container);
   },
   sandboxRoutes: sandboxWalletRoutes,
-  reactions: ({ wallets }) => ({ 'customer.deleted': (uow, { customerId }) => wallets.delegatedKeys.revokeAllOf(uow, customerId) }),
+  reactions: ({ wallets }) => ({
+    'customer.created': (uow, { customer }) => wallets.accounts.provision(uow, customer),
+    'customer.deleted': (uow, { customerId }) => wallets.delegatedKeys.revokeAllOf(uow, customerId),
+  }),
+  gates: ({ wallets }) => ({
+    // A signature verifies with the key of one of the accounts' live wallet sessions.
+    'signature.verify': verifySessionStamp,
+    'card.spend': (uow, spend) => wallets.spendableByCard(uow, spend),
+    'customer.contactChange': (uow, { customer, patch, signature }) => wallets.accounts.approveContactChange(uow, customer, patch, signature),
+  }),
   // The sandbox wallet page (passkey, login, a signed action), in the sandbox only.
   pages: (app, { wallets, db, clock, sandbox }) => {
     if (sandbox) walletDemoPages(app, { wallets, db, clock, links: wallets.demoLinks });

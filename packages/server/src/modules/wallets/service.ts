@@ -1,29 +1,29 @@
 import type { Infrastructure } from '../../container.js';
 import { createOidcVerifier, OidcError } from '../../lib/oidc.js';
-import type { CustomerService } from '../customers/service.js';
 import type { PlatformService } from '../platforms/service.js';
 import type { SignedRequestService } from '../signatures/service.js';
-import type { CardTransactionService } from '../cards/card-transactions.js';
+import type { CardSpend } from '../cards/card-transactions.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { createDelegatedKeyService } from './delegated-keys.js';
 import type { InternalAccountId } from '../../core/ids.js';
 import { createCredentialService } from './credentials.js';
 import { oidcTokenInvalid } from './errors.js';
 import { createBundleSigningKey } from './keys.js';
 import { createLoginService } from './login.js';
-import { createSessionService, createSessionVerifier } from './sessions.js';
+import { createSessionService } from './sessions.js';
 import { createWalletAccountService } from './wallet-accounts.js';
 import { createDemoLinks } from './demo-page.js';
 
 export type WalletService = ReturnType<typeof createWalletService>;
 
 /**
- * Embedded wallets: their accounts, credentials, logins and sessions. Creating it plugs the session
- * check into the signed-request flow and the wallet hooks into customers.
+ * Embedded wallets: their accounts, credentials, logins and sessions. What they check at other
+ * modules' actions (signatures, card spends, contact changes) is declared as gates in index.ts.
  */
 export function createWalletService(
-  deps: Pick<Infrastructure, 'db' | 'sandbox' | 'sealer' | 'ledger' | 'providers'> & { platforms: PlatformService; customers: CustomerService; signedRequests: SignedRequestService; cardTransactions: CardTransactionService },
+  deps: Pick<Infrastructure, 'db' | 'sandbox' | 'sealer' | 'ledger' | 'providers'> & { platforms: PlatformService; signedRequests: SignedRequestService },
 ) {
-  const { db, sandbox, sealer, ledger, providers, platforms, customers, signedRequests, cardTransactions } = deps;
+  const { db, sandbox, sealer, ledger, providers, platforms, signedRequests } = deps;
   const keys = createBundleSigningKey({ db, sealer });
   const oidc = createOidcVerifier({ outbound: providers.outbound });
   const shared = {
@@ -45,7 +45,7 @@ export function createWalletService(
   };
   const accounts = createWalletAccountService({ sealer, ledger, platforms, signedRequests, keys });
   const delegatedKeys = createDelegatedKeyService({ db, sealer, signedRequests });
-  const service = {
+  return {
     keys,
     delegatedKeys,
     demoLinks: createDemoLinks(db),
@@ -54,17 +54,14 @@ export function createWalletService(
     login: createLoginService(shared),
     sessions: createSessionService({ db, signedRequests, lifetimeSeconds: async (uow) => (await platforms.walletSettings(uow.tx, uow.platformId)).sessionLifetimeSeconds }),
     accounts,
+    /** The `card.spend` gate: a card spends an embedded wallet only through an ACTIVE delegated key, within its limit. */
+    async spendableByCard(uow: UnitOfWork, { card, sources, amount }: CardSpend): Promise<InternalAccountId[]> {
+      const wallets = new Set((await uow.tx.selectFrom('wallets').select('account_id').where('account_id', 'in', sources as InternalAccountId[]).execute()).map((w) => w.account_id));
+      const allowed: InternalAccountId[] = [];
+      for (const source of sources) {
+        if (!wallets.has(source) || (await delegatedKeys.authorizesSpend(uow.tx, card, source, card.currency, amount))) allowed.push(source);
+      }
+      return allowed;
+    },
   };
-  signedRequests.useVerifier(createSessionVerifier());
-  // A card spends an embedded wallet only through an ACTIVE delegated key, within its limit.
-  cardTransactions.useSpendGate(async (tx, card, sources, amount) => {
-    const wallets = new Set((await tx.selectFrom('wallets').select('account_id').where('account_id', 'in', sources as InternalAccountId[]).execute()).map((w) => w.account_id));
-    const allowed: InternalAccountId[] = [];
-    for (const source of sources) {
-      if (!wallets.has(source) || (await delegatedKeys.authorizesSpend(tx, card, source, card.currency, amount))) allowed.push(source);
-    }
-    return allowed;
-  });
-  customers.useWalletHooks({ provision: (uow, customer) => accounts.provision(uow, customer), approveContactChange: (uow, customer, patch, signature) => accounts.approveContactChange(uow, customer, patch, signature) });
-  return service;
 }

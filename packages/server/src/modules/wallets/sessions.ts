@@ -5,7 +5,7 @@ import type { Db, Tx } from '../../db/schema.js';
 import { compressPublicKey } from '../../crypto/p256.js';
 import { sealSessionKey } from '../../crypto/session-key.js';
 import { parseStamp, verifyStampSignature } from '../../crypto/stamp.js';
-import type { SignatureVerifier, SignedRequestService } from '../signatures/service.js';
+import type { SignatureCheck, SignatureVerdict, SignedRequestService } from '../signatures/service.js';
 import { signatureInvalid } from '../signatures/errors.js';
 import { sessionNotFound } from './errors.js';
 import { activeSession, loadWallet, requireClientKey, type CredentialRow, type SessionRow } from './repo.js';
@@ -46,9 +46,7 @@ export async function openSession(
  * Checks a wallet stamp: the header must parse (else MALFORMED), name a key that is a live session
  * of one of the accounts (or the one key the challenge named), and verify over the exact payload.
  */
-export function createSessionVerifier(): SignatureVerifier {
-  return {
-    async verify(uow, { payloadToSign, signature, accountIds, signers, signerPublicKey }) {
+export async function verifySessionStamp(uow: UnitOfWork, { payloadToSign, signature, accountIds, signers, signerPublicKey }: SignatureCheck): Promise<SignatureVerdict> {
       const stamp = parseStamp(signature);
       if (!stamp) return 'MALFORMED';
       if (signerPublicKey !== undefined) {
@@ -70,8 +68,6 @@ export function createSessionVerifier(): SignatureVerifier {
       const session = await query.executeTakeFirst();
       if (!session) return 'INVALID';
       return verifyStampSignature(stamp, payloadToSign) ? 'VALID' : 'INVALID';
-    },
-  };
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
