@@ -75,6 +75,7 @@ import { publicKeyObject } from '../packages/server/src/crypto/p256.js';
 import { Kysely, PostgresDialect, type Selectable } from 'kysely';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
+import { modules } from '../packages/server/src/modules/index.js';
 import { migrateToLatest, openDatabase } from '../packages/server/src/db/database.js';
 import { PGlitePool } from '../packages/server/src/db/pglite-pool.js';
 import type { Database, LedgerAccountsTable } from '../packages/server/src/db/schema.js';
@@ -984,7 +985,7 @@ async function openPgliteRaw(dir: string, count: number): Promise<RawTarget> {
   progress(`[PGlite] raw SQL: a separate file-backed PGlite in ${dir}, migrating`);
   const handle = await openDatabase({ pgliteDir: dir });
   try {
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.db, modules);
   } finally {
     await handle.close();
   }

@@ -15,6 +15,7 @@ import { writeEvents } from '../packages/server/src/events/outbox.js';
 import type { PlatformId } from '../packages/server/src/core/ids.js';
 import { startReceiver } from './webhook-receiver.js';
 import { exited, ProcessTestBed } from './processes.js';
+import { modules } from '../packages/server/src/modules/index.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -39,7 +40,7 @@ describe('cli webhooks listen', () => {
 
     const database = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 2 });
     cleanups.push(() => database.close());
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, modules);
     const services = createContainer({ config: loadConfig(env), db: database.db, databaseKind: database.kind, encryptionKey: Buffer.from(ENCRYPTION_KEY, 'hex') });
     const platform = await services.platforms.create(database.db, { name: 'Listener', now: new Date() });
     const other = await services.platforms.create(database.db, { name: 'Someone else', now: new Date() });

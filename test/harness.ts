@@ -14,6 +14,7 @@ import { checkDeclaredError } from './declared-errors.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import type { ApiError } from './wire-types.js';
 import type { EncryptionKeys } from '../packages/server/src/lib/sealed.js';
+import { modules } from '../packages/server/src/modules/index.js';
 
 /**
  * A fresh database for one test file: in-memory PGlite by default, or, when DATABASE_URL is set,
@@ -23,7 +24,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle & { url?: strin
   const url = process.env.DATABASE_URL;
   if (!url) {
     const handle = await openDatabase({});
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.db, modules);
     return handle;
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -32,7 +33,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle & { url?: strin
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
   const handle = await openDatabase({ databaseUrl: url, searchPath: schema, poolSize: 30 });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, modules);
   return {
     ...handle,
     url,
@@ -119,6 +120,8 @@ function freeLoopbackPort(): Promise<number> {
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const shared = options.database;
   const database = shared ? { ...shared, close: async () => undefined } : await openTestDatabase();
+  // Modules a test adds bring migrations of their own.
+  if (options.modules) await migrateToLatest(database.db, options.modules);
   async function build(extraEnv: Record<string, string>) {
     const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', ...env, ...extraEnv });
     return {

@@ -12,7 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX, ConfigError, loadConfig } from '../packages/server/src/config.js';
 import { buildApp } from '../packages/server/src/app.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
-import { migrations } from '../packages/server/src/db/migrations/index.js';
+import { collectMigrations } from '../packages/server/src/db/migrations/index.js';
+import { modules } from '../packages/server/src/modules/index.js';
+
+const migrations = collectMigrations(modules);
 import type { Database, Db } from '../packages/server/src/db/schema.js';
 import { PGlitePool } from '../packages/server/src/db/pglite-pool.js';
 import { basic, createTestApp, openTestDatabase, type TestApp } from './harness.js';
@@ -245,7 +248,7 @@ describe.skipIf(!DATABASE_URL)('migrations under a race', () => {
     neighbour = await createSchema('mig_neighbour');
     const other = await openDatabase({ databaseUrl: DATABASE_URL, searchPath: neighbour, poolSize: 1 });
     try {
-      expect(await migrateToLatest(other.db)).toEqual(Object.keys(migrations));
+      expect(await migrateToLatest(other.db, modules)).toEqual(Object.keys(migrations));
     } finally {
       await other.close();
     }
@@ -275,7 +278,7 @@ describe.skipIf(!DATABASE_URL)('migrations under a race', () => {
         const name = await createSchema('mig_churn');
         const handle = await openDatabase({ databaseUrl: DATABASE_URL, searchPath: name, poolSize: 2 });
         try {
-          await migrateToLatest(handle.db);
+          await migrateToLatest(handle.db, modules);
         } catch (error) {
           failures.push((error as Error).message);
         } finally {

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../packages/server/src/config.js';
+import { createContainer } from '../packages/server/src/container.js';
+import type { TransactionId } from '../packages/server/src/core/ids.js';
+import { collectMigrations } from '../packages/server/src/db/migrations/index.js';
 import { Type } from 'typebox';
 import { defineError } from '../packages/server/src/core/errors.js';
 import { creationOrder, defineModule } from '../packages/server/src/core/module.js';
@@ -48,7 +52,7 @@ let t: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   receiver = await startReceiver();
-  t = await createTestApp({}, { modules: [...modules, tipsModule, probeModule] });
+  t = await createTestApp({ MONETA_TIPS_MAX_MINOR: '2500' }, { modules: [...modules, tipsModule, probeModule] });
 });
 afterAll(async () => {
   await t?.close();
@@ -59,8 +63,10 @@ describe('a module added to the list is served, wired and documented', () => {
   it('its route takes money through the ledger, its job runs, its payment kind is cancelled through /transactions', async () => {
     const ids = await createOneOfEach(t, t.platform, 'tips');
     const accountId = ids.get('InternalAccount')!;
-    const tooBig = await t.api(t.platform, 'POST', '/tips', { accountId, amount: 10_001 });
+    // Its settings: the largest tip comes from its own environment variable.
+    const tooBig = await t.api<{ details: { max: string } }>(t.platform, 'POST', '/tips', { accountId, amount: 2_501 });
     expect(errorOf(tooBig)).toBe('AMOUNT_OUT_OF_RANGE TIP_TOO_LARGE');
+    expect(tooBig.body.details.max).toBe('2500');
 
     const before = (await t.api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount;
     const tip = await t.api<Transaction>(t.platform, 'POST', '/tips', { accountId, amount: 250 });
@@ -82,6 +88,41 @@ describe('a module added to the list is served, wired and documented', () => {
     expect(events.body.data.map((e) => e.data.id)).toContain(kept.body.id);
     const late = await t.api(t.platform, 'POST', `/transactions/${kept.body.id}/cancel`);
     expect(errorOf(late)).toBe('TRANSACTION_NOT_CANCELLABLE');
+  });
+
+  it('it brings its own table, migration, id type and settings: nothing outside its file names them', async () => {
+    const ids = await createOneOfEach(t, t.platform, 'tips-own');
+    const tip = await t.api<Transaction>(t.platform, 'POST', '/tips', { accountId: ids.get('InternalAccount'), amount: 120 });
+    expect(tip.status, tip.text).toBe(201);
+    const rows = await t.database.db.selectFrom('tips').selectAll().where('transaction_id', '=', tip.body.id as TransactionId).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.id).toMatch(/^Tip:[0-9a-f-]{36}$/);
+    expect(rows[0]!.amount_minor).toBe(120n);
+    // Its migration ran after the history, by name.
+    const applied = (await t.database.db.selectFrom('kysely_migration' as never).select('name' as never).execute()) as { name: string }[];
+    expect(applied.map((m) => m.name)).toContain('20261127T033000_create_tips');
+    expect(applied.map((m) => m.name).at(-1)).toBe('20261127T033000_create_tips');
+    // A wrong setting stops the start, naming the module and the variable.
+    const wrong = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', DATA_DIR: '/tmp/moneta-test-unused', MONETA_TIPS_MAX_MINOR: 'lots' });
+    expect(() => createContainer({ config: wrong, db: t.database.db, databaseKind: t.database.kind, modules: [...modules, tipsModule] })).toThrow(/module tips: MONETA_TIPS_MAX_MINOR must be a positive whole number/);
+    // A badly named or repeated migration stops it too.
+    expect(() => collectMigrations([{ name: 'late', migrations: { '0011_late': { up: async () => undefined } } }])).toThrow(/module late: migration 0011_late must be named/);
+    expect(() => collectMigrations([tipsModule, { name: 'copy', migrations: tipsModule.migrations! }])).toThrow(/declared twice/);
+  });
+
+  it('its gate is asked at another module\'s check point: a card does not spend from an account in the minute after it tipped', async () => {
+    const ids = await createOneOfEach(t, t.platform, 'tips-gate');
+    const cardId = ids.get('Card')!;
+    const authorize = () => t.api<{ approved?: boolean; declineReason?: string }>(t.platform, 'POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'GATED SHOP', mcc: '5814', country: 'US' } });
+    const before = await authorize();
+    expect(before.body.declineReason, before.text).toBeUndefined();
+    expect((await t.api(t.platform, 'POST', '/tips', { accountId: ids.get('InternalAccount'), amount: 100 })).status).toBe(201);
+    expect(t.container.gates.owners('card.spend')).toEqual(['wallets', 'tips']);
+    const during = await authorize();
+    expect(during.body.declineReason, during.text).toBe('INSUFFICIENT_FUNDS');
+    expect((await t.api(t.platform, 'POST', '/sandbox/clock/advance', { seconds: 61 })).status).toBe(200);
+    const after = await authorize();
+    expect(after.body.declineReason, after.text).toBeUndefined();
   });
 
   it('its routes and the codes they can answer are in the OpenAPI document', async () => {

@@ -8,6 +8,7 @@ import { createContainer } from '../packages/server/src/container.js';
 import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
 import { writeEvents } from '../packages/server/src/events/outbox.js';
 import { exited, ProcessTestBed } from './processes.js';
+import { modules } from '../packages/server/src/modules/index.js';
 
 /**
  * Two `npm run worker` processes share one PostgreSQL outbox: every event reaches the receiver,
@@ -89,7 +90,7 @@ describe('webhook workers', () => {
       // signing key is the workers' key too).
       const database: DatabaseHandle = await openDatabase({ databaseUrl: dbUrl, poolSize: 4 });
       cleanups.push(() => database.close());
-      await migrateToLatest(database.db);
+      await migrateToLatest(database.db, modules);
       const config = loadConfig({ ...env, DATA_DIR: '/tmp/moneta-test-unused' });
       const services = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: Buffer.from(ENCRYPTION_KEY, 'hex') });
       const platform = await services.platforms.create(database.db, { name: 'Two workers', now: new Date() });

@@ -108,11 +108,12 @@ function describeConnectionError(error: unknown): string {
 async function open(config: Config): Promise<DatabaseHandle> {
   // Loaded here rather than at the top so argument errors and --help answer without loading them.
   const { migrateToLatest, openDatabase } = await import('./db/database.js');
+  const { modules } = await import('./modules/index.js');
   if (config.databaseUrl) {
     let handle: DatabaseHandle | undefined;
     try {
       handle = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2 });
-      await migrateToLatest(handle.db);
+      await migrateToLatest(handle.db, modules);
       return handle;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -130,7 +131,7 @@ async function open(config: Config): Promise<DatabaseHandle> {
   let handle: DatabaseHandle | undefined;
   try {
     handle = await openDatabase({ pgliteDir: dir });
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.db, modules);
     return handle;
   } catch (error) {
     await handle?.close().catch(() => undefined);

@@ -54,6 +54,8 @@ export interface Config {
    * The sandbox connects anywhere and ignores it.
    */
   outboundAllow: string[];
+  /** The environment the settings were read from; modules read their own sections from it (ModuleDefinition.settings). */
+  environment: Readonly<Record<string, string | undefined>>;
 }
 
 export const API_VERSION = '2025-10-13';
@@ -132,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smsUrl: urlSetting(env, 'MONETA_SMS_URL', ['http:', 'https:']),
     smsToken: env.MONETA_SMS_TOKEN || undefined,
     outboundAllow: cidrListSetting(env, 'MONETA_OUTBOUND_ALLOW'),
+    environment: { ...env },
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {
     throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (a lease must outlive the attempt it covers)');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import type { Db } from './db/schema.js';
 import { creationOrder, type ModuleDefinition, type PaymentKind, type ServiceRegistry } from './core/module.js';
 import { createReactions, type Reactions } from './core/reactions.js';
@@ -90,7 +90,7 @@ export function createContainer(deps: AppDeps): Container {
 
   const services: Record<string, unknown> = {};
   for (const module of creationOrder(modules)) {
-    services[module.name] = module.createService({ ...infrastructure, ...(services as Partial<ServiceRegistry>) } as never);
+    services[module.name] = module.createService({ ...infrastructure, ...(services as Partial<ServiceRegistry>), settings: moduleSettings(module, config) } as never);
   }
   const registry = services as unknown as ServiceRegistry;
 
@@ -117,4 +117,14 @@ export function createContainer(deps: AppDeps): Container {
     }
   }
   return container;
+}
+
+/** A module's settings, read from the environment; a wrong one stops the start like any setting. */
+function moduleSettings(module: ModuleDefinition, config: Config): unknown {
+  if (!module.settings) return undefined;
+  try {
+    return module.settings(config.environment);
+  } catch (error) {
+    throw new ConfigError(`module ${module.name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

@@ -4,6 +4,7 @@ import { migrateToLatest, openDatabase } from './db/database.js';
 import { buildApp } from './app.js';
 import { resolveEncryptionKey } from './lib/encryption-key.js';
 import { credentialsFilePath, ensureCredentials, type Credentials } from './bootstrap.js';
+import { modules } from './modules/index.js';
 
 function say(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
 
   say(`moneta: opening ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'} database…`);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
-  const applied = await migrateToLatest(database.db);
+  const applied = await migrateToLatest(database.db, modules);
   say(`moneta: schema up to date${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
 
   const encryptionKey = resolveEncryptionKey(config);

@@ -4,6 +4,7 @@ import { loadConfigOrExit } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import { createContainer } from './container.js';
 import { resolveEncryptionKey } from './lib/encryption-key.js';
+import { modules } from './modules/index.js';
 
 /**
  * `npm run worker`: webhook delivery and scheduled jobs without the HTTP API. Run as many as you
@@ -13,7 +14,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('moneta worker');
   const log = pino({ level: config.logLevel, base: { role: 'worker' } });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
-  await migrateToLatest(database.db);
+  await migrateToLatest(database.db, modules);
   const container = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
   container.jobs.useLogger(log);
   container.webhooks.useLogger(log);

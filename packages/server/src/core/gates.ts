@@ -29,10 +29,12 @@ export type GateHandlers = { [K in GateName]?: Gate<K> };
 export interface Gates {
   /** Every module's gate at the check point, in module order (none when no module checks it). */
   of<K extends GateName>(name: K): readonly Gate<K>[];
+  /** The modules whose gates guard the check point, in the order they are asked. */
+  owners(name: GateName): readonly string[];
 }
 
 /** The gates of a module list; they are added once the modules' services exist. */
-export function createGates(): Gates & { add(owner: string, handlers: GateHandlers): void; owners(name: GateName): readonly string[] } {
+export function createGates(): Gates & { add(owner: string, handlers: GateHandlers): void } {
   const byName = new Map<GateName, { owner: string; gate: Gate<GateName> }[]>();
   return {
     add(owner, handlers) {

@@ -1,31 +1,41 @@
 import { v7 as uuidv7 } from 'uuid';
 
-/** Every identifier is `<Type>:<uuidv7>`, so ids sort by creation time and say what they name. */
-export type IdPrefix =
-  | 'Platform'
-  | 'ApiToken'
-  | 'Customer'
-  | 'KycLink'
-  | 'Webhook'
-  | 'InternalAccount'
-  | 'ExternalAccount'
-  | 'Transaction'
-  | 'Quote'
-  | 'Card'
-  | 'CardTransaction'
-  | 'AuthMethod'
-  | 'Session'
-  | 'Request'
-  | 'LedgerEntry'
-  | 'LedgerAccount'
-  | 'Hold'
-  | 'Job'
-  | 'WebhookAttempt'
-  | 'WebhookKey'
-  | 'Agent'
-  | 'AgentAction'
-  | 'DelegatedKey'
-  | 'CardFundingSource';
+/**
+ * Every identifier is `<Type>:<uuidv7>`, so ids sort by creation time and say what they name. The
+ * types are the keys of this interface; a module adds its own by augmenting it, from its folder:
+ *
+ *   declare module '../../core/ids.js' {
+ *     interface IdPrefixes { Tip: true }
+ *   }
+ */
+export interface IdPrefixes {
+  Platform: true;
+  ApiToken: true;
+  Customer: true;
+  KycLink: true;
+  Webhook: true;
+  InternalAccount: true;
+  ExternalAccount: true;
+  Transaction: true;
+  Quote: true;
+  Card: true;
+  CardTransaction: true;
+  AuthMethod: true;
+  Session: true;
+  Request: true;
+  LedgerEntry: true;
+  LedgerAccount: true;
+  Hold: true;
+  Job: true;
+  WebhookAttempt: true;
+  WebhookKey: true;
+  Agent: true;
+  AgentAction: true;
+  DelegatedKey: true;
+  CardFundingSource: true;
+}
+
+export type IdPrefix = Extract<keyof IdPrefixes, string>;
 
 declare const brand: unique symbol;
 /** A branded id: a `CustomerId` cannot be passed where an `InternalAccountId` is expected. */

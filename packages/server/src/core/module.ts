@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Migration } from 'kysely';
 import type { Container, Infrastructure } from '../container.js';
 import type { Routes } from '../http/routes.js';
 import type { JobHandler } from '../jobs/jobs.js';
@@ -23,8 +24,21 @@ export interface ServiceRegistry {}
 
 export type ServiceName = keyof ServiceRegistry;
 
-/** What a module's service factory receives: the infrastructure and the services it declared it needs. */
-export type ServiceDeps<Needs extends ServiceName> = Infrastructure & Pick<ServiceRegistry, Needs>;
+/**
+ * Each module's own settings, by module name, read from the environment by its `settings` (a module
+ * adds its section by augmenting this interface, as it does its service):
+ *
+ *   declare module '../../core/module.js' {
+ *     interface ModuleSettings { tips: { maxTip: bigint } }
+ *   }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the modules
+export interface ModuleSettings {}
+
+export type SettingsOf<Name extends string> = Name extends keyof ModuleSettings ? ModuleSettings[Name] : undefined;
+
+/** What a module's service factory receives: the infrastructure, the services it declared it needs, and its own settings. */
+export type ServiceDeps<Needs extends ServiceName, Name extends ServiceName = ServiceName> = Infrastructure & Pick<ServiceRegistry, Needs> & { settings: SettingsOf<Name> };
 
 /**
  * How a kind of payment is acted on after it started. The transactions module finds the kind of a
@@ -83,7 +97,12 @@ export interface ModuleDefinition<Name extends ServiceName = ServiceName, Needs 
   name: Name;
   /** Other modules' services this one calls; they are created first. */
   needs: readonly Needs[];
-  createService(deps: ServiceDeps<Needs>): ServiceRegistry[Name];
+  createService(deps: ServiceDeps<Needs, Name>): ServiceRegistry[Name];
+  /**
+   * Reads the module's own settings from the environment (its variables, prefixed with its name),
+   * validated; throws an Error naming the variable when one is wrong, and the service does not start.
+   */
+  settings?(environment: Readonly<Record<string, string | undefined>>): SettingsOf<Name>;
   /** API routes, under the version prefix and behind API credentials. */
   routes?(routes: Routes, container: Container): void;
   /** Sandbox-only API routes; production does not register them. */
@@ -96,6 +115,11 @@ export interface ModuleDefinition<Name extends ServiceName = ServiceName, Needs 
    * with the user's own credentials.
    */
   sitePages?(app: FastifyInstance, container: Container): void | Promise<void>;
+  /**
+   * The module's own schema changes, by name: `<yyyymmdd>T<hhmmss>_<what_it_does>` (UTC, when it was
+   * written), applied after the history in name order (db/migrations/index.ts).
+   */
+  migrations?: Record<string, Migration>;
   /** Durable job handlers by job kind. */
   jobs?(container: Container): Record<string, JobHandler>;
   /** What this module does, in the same unit of work, when another module establishes a fact (core/reactions.ts). */

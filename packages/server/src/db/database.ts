@@ -3,7 +3,7 @@ import { Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { SearchPathPostgresDialect } from './dialect.js';
 import { PGlitePool } from './pglite-pool.js';
-import { migrationProvider } from './migrations/index.js';
+import { migrationProvider, type MigrationSource } from './migrations/index.js';
 import type { Database, Db } from './schema.js';
 
 export interface DatabaseHandle {
@@ -63,11 +63,13 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
  * applied list under it, so several processes starting at once apply each migration exactly once.
  * Its bookkeeping tables live in the current schema (the first on search_path), next to the tables
  * the migrations create; the dialect keeps its look-ups inside the search_path (see dialect.ts).
+ * The migrations are the history plus the modules' own (db/migrations/index.ts); a module written
+ * on another branch may add one that sorts before a migration already applied, and it still runs.
  */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export async function migrateToLatest(db: Db, modules: readonly MigrationSource[]): Promise<string[]> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const migrationTableSchema = rows[0]?.schema ?? undefined;
-  const migrator = new Migrator({ db, provider: migrationProvider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
+  const migrator = new Migrator({ db, provider: migrationProvider(modules), allowUnorderedMigrations: true, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error('migration failed');
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
