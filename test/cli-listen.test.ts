@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase } from '../packages/server/src/db/database.js';
 import { createContainer } from '../packages/server/src/container.js';
-import { writeEvents } from '../packages/server/src/events/outbox.js';
+import { writeEvents } from '../packages/server/src/core/outbox.js';
 import type { PlatformId } from '../packages/server/src/core/ids.js';
 import { startReceiver } from './webhook-receiver.js';
 import { exited, ProcessTestBed } from './processes.js';

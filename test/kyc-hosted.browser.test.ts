@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from './harness.js';
-import { listEvents } from '../packages/server/src/events/outbox.js';
+import { listEvents } from '../packages/server/src/core/outbox.js';
 import type { Customer, KycLink } from './wire-types.js';
 
 /**

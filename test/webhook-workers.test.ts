@@ -6,7 +6,7 @@ import { loadConfig } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
 import { createContainer } from '../packages/server/src/container.js';
 import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
-import { writeEvents } from '../packages/server/src/events/outbox.js';
+import { writeEvents } from '../packages/server/src/core/outbox.js';
 import { exited, ProcessTestBed } from './processes.js';
 import { modules } from '../packages/server/src/modules/index.js';
 

@@ -19,7 +19,7 @@ import type { Container } from './container.js';
 import { DomainError } from './core/errors.js';
 import { isId, type Id, type IdPrefix, type PlatformId } from './core/ids.js';
 import { runUnitOfWork, type UnitOfWork } from './core/unit-of-work.js';
-import { PERMISSIONS, type Permission } from './modules/tokens/permissions.js';
+import { PERMISSIONS, type Permission } from './core/auth.js';
 import type { KycStatus } from './modules/customers/schemas.js';
 
 /** A failure the operator can act on; printed as one line. */

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/schema.js';
-import { writeEvents } from '../events/outbox.js';
+import { writeEvents } from './outbox.js';
 import { transact } from '../db/transact.js';
 import type { EventCatalogue, EventType, PendingEvent } from './events.js';
 import type { AgentId, ApiTokenId, CustomerId, JobId, PlatformId } from './ids.js';

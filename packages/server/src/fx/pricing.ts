@@ -2,13 +2,21 @@ import type { Decimal } from 'decimal.js';
 import type { Executor } from '../db/schema.js';
 import { requireCurrency } from '../lib/currencies.js';
 import type { PlatformId } from '../core/ids.js';
-import type { FeeConfig } from '../modules/platforms/service.js';
 import { convertUp, quoteAmounts, type FeeSchedule, type LockedSide, type QuoteAmounts } from './conversion.js';
 import type { RateSource } from './rate-source.js';
 
+/** A platform's fee on conversions from one currency (the platforms module's `feeConfigs` entries). */
+export interface PlatformFee {
+  feeType: string;
+  sourceCurrency: string;
+  variableFeeBps: number;
+  fixedFee: { amount: number; currency: string };
+}
+
 export interface PricingDeps {
   rates: RateSource;
-  platforms: { feeConfigs(executor: Executor, platformId: PlatformId): Promise<FeeConfig[]> };
+  /** The platform's fees; infrastructure takes what it needs as a parameter rather than importing the module. */
+  platforms: { feeConfigs(executor: Executor, platformId: PlatformId): Promise<PlatformFee[]> };
   /** The service's own fee, in basis points of the total sent. */
   serviceFeeBps: number;
 }

@@ -1,8 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../core/errors.js';
-import type { Permission } from '../modules/tokens/permissions.js';
-import type { AuthContext, TokenAuth } from '../modules/tokens/service.js';
-import { allows } from '../modules/tokens/permissions.js';
+import { allows, type AuthContext, type Permission, type TokenAuth } from '../core/auth.js';
 import type { RouteConfig } from './routes.js';
 
 export type { AuthContext };

@@ -4,7 +4,7 @@ import { IsOptional, type TSchema } from 'typebox';
 import { BODY_ERRORS, COMMON_ERRORS, MUTATION_ERRORS, type ErrorSpec } from '../core/errors.js';
 import type { Scope, UnitOfWork } from '../core/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
-import type { Permission } from '../modules/tokens/permissions.js';
+import type { Permission } from '../core/auth.js';
 import { errorResponses } from './error-responses.js';
 import { requestScope, type ChangeRunner } from './idempotency.js';
 import { SignedRequestChallenge, WalletSignatureHeaders } from './schema-kit.js';

@@ -5,7 +5,7 @@ import { paginate, type PageParams } from '../../db/paginate.js';
 import { newId, type AgentId, type CustomerId, type PlatformId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
-import type { AgentAuth } from '../tokens/service.js';
+import type { AgentAuth } from '../../core/auth.js';
 import { customerNotFound } from '../customers/errors.js';
 import type { CustomerService } from '../customers/service.js';
 import { agentNotFound, agentPaused, deviceCodeExpired, deviceCodeNotFound, deviceCodeUsed } from './errors.js';

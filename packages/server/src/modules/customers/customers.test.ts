@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp } from '../../../../../test/harness.js';
-import { listEvents } from '../../events/outbox.js';
+import { listEvents } from '../../core/outbox.js';
 import type { ApiError, Customer, List } from '../../../../../test/wire-types.js';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
-import { listEvents } from '../../events/outbox.js';
+import { listEvents } from '../../core/outbox.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { CustomerId } from '../../core/ids.js';
 import type { Customer, KycLink, SandboxClock } from '../../../../../test/wire-types.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PERMISSIONS } from './permissions.js';
+import { PERMISSIONS } from '../../core/auth.js';
 import { Id, ListQuery, listOf, Timestamp } from '../../http/schema-kit.js';
 
 const PermissionEnum = Type.Unsafe<(typeof PERMISSIONS)[number]>(Type.String({ enum: [...PERMISSIONS] }));

@@ -1,26 +1,10 @@
 import type { Db, Executor } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
-import { newId, uuidOf, type AgentId, type ApiTokenId, type CustomerId, type PlatformId } from '../../core/ids.js';
+import { newId, uuidOf, type ApiTokenId, type PlatformId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { hashSecret, newClientSecret, secretMatches } from '../../lib/secrets.js';
-import type { Permission } from './permissions.js';
+import type { Permission, TokenAuth } from '../../core/auth.js';
 import { tokenNotFound } from './errors.js';
-
-/** Who a valid API credential is: its platform, its token and what it may do. */
-/** Who called: a platform's API token, or an agent with its bearer token (bound to one customer). */
-export type AuthContext = TokenAuth | AgentAuth;
-
-export interface TokenAuth {
-  platformId: PlatformId;
-  tokenId: ApiTokenId;
-  permissions: readonly string[];
-  agent?: undefined;
-}
-
-export interface AgentAuth {
-  platformId: PlatformId;
-  agent: { id: AgentId; customerId: CustomerId };
-}
 
 export interface ApiTokenView {
   id: ApiTokenId;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
-import { listEvents } from '../../events/outbox.js';
+import { listEvents } from '../../core/outbox.js';
 import { reconcile } from '../../ledger/reconcile.js';
 import type { ApiError, Customer, ExternalAccount, InternalAccount, List, PlatformAccountList, Transaction } from '../../../../../test/wire-types.js';
 

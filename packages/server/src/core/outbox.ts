@@ -1,11 +1,12 @@
 import type { Executor, Tx } from '../db/schema.js';
-import type { EventEnvelope } from '../core/events.js';
-import { newId, type PlatformId } from '../core/ids.js';
+import type { EventEnvelope } from './events.js';
+import { newId, type PlatformId } from './ids.js';
 import { toJson } from '../lib/json.js';
 
 /**
  * Writes events to the outbox inside the caller's transaction, in one round trip and in the given
- * order, so they exist exactly when the change they describe was committed. Delivery reads this
+ * order, so they exist exactly when the change they describe was committed: the last step of a
+ * unit of work, which is why it lives in core. Delivery (events/) reads this
  * table. Services do not call this: they emit through their unit of work, which checks each type
  * against the event catalogue.
  */
