@@ -6,7 +6,7 @@ import { API_PREFIX, loadConfig, type Config } from '../packages/server/src/conf
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
 import { buildApp, type Container } from '../packages/server/src/app.js';
 import type { PlatformId } from '../packages/server/src/core/ids.js';
-import type { ModuleDefinition, ModuleFixtures } from '../packages/server/src/core/module.js';
+import type { ModuleDefinition, ModuleFixtures } from '../packages/server/src/contract/module.js';
 import type { RouteTable } from '../packages/server/src/http/route-table.js';
 import { checkConformance } from './conformance/hook.js';
 import { formatViolation, webhookViolations } from './conformance/reference.js';

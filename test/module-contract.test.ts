@@ -5,7 +5,7 @@ import type { TransactionId } from '../packages/server/src/core/ids.js';
 import { collectMigrations } from '../packages/server/src/db/migrations/index.js';
 import { Type } from 'typebox';
 import { defineError } from '../packages/server/src/core/errors.js';
-import { creationOrder, defineModule } from '../packages/server/src/core/module.js';
+import { creationOrder, defineModule } from '../packages/server/src/contract/module.js';
 import { SignatureRequired } from '../packages/server/src/core/signature.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import { WalletSignatureHeaders } from '../packages/server/src/http/schema-kit.js';

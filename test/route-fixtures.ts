@@ -3,7 +3,7 @@ import { API_PREFIX } from '../packages/server/src/config.js';
 import type { Db } from '../packages/server/src/db/schema.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
-import type { FixtureResponse, ModuleFixtures } from '../packages/server/src/core/module.js';
+import type { FixtureResponse, ModuleFixtures } from '../packages/server/src/contract/module.js';
 
 /**
  * What the cross-cutting sweeps (tenancy, bad input, idempotency) need to know about routes beyond

@@ -4,7 +4,8 @@ import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { v7 as uuidv7 } from 'uuid';
 import { API_PREFIX, API_VERSION } from './config.js';
-import { createContainer, type AppDeps, type Container } from './container.js';
+import { createContainer, type AppDeps } from './container.js';
+import type { Container } from './contract/container.js';
 import { ping } from './db/database.js';
 import { createAuthenticator } from './http/auth.js';
 import { refuseWhileClosing, registerErrorHandling } from './http/errors.js';
@@ -18,7 +19,8 @@ import { createRoutes, type RouteConfig } from './http/routes.js';
 import type { ApiApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 
-export { createContainer, type AppDeps, type Container } from './container.js';
+export { createContainer, type AppDeps } from './container.js';
+export type { Container } from './contract/container.js';
 
 /** Decorates the plugin scope whose routes pass through the authenticator (see the route table). */
 const AUTHENTICATED_SCOPE = 'monetaAuthenticatedScope';

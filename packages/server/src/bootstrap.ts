@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Db } from './db/schema.js';
 import { hashSecret } from './lib/secrets.js';
-import type { Container } from './container.js';
+import type { Container } from './contract/container.js';
 import type { ApiTokenId, PlatformId } from './core/ids.js';
 
 export interface Credentials {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import type { Container } from './container.js';
+import type { Container } from './contract/container.js';
 import { DomainError } from './core/errors.js';
 import { isId, type Id, type IdPrefix, type PlatformId } from './core/ids.js';
 import { runUnitOfWork, type UnitOfWork } from './core/unit-of-work.js';

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from './config.js';
+import { creationOrder, type ModuleDefinition, type PaymentKind, type ServiceRegistry } from './contract/module.js';
+import type { Container, Infrastructure } from './contract/container.js';
 import type { Db } from './db/schema.js';
-import { creationOrder, type ModuleDefinition, type PaymentKind, type ServiceRegistry } from './core/module.js';
-import { createReactions, type Reactions } from './core/reactions.js';
-import { createGates, type Gates } from './core/gates.js';
-import { createJobRunner, type JobRunner } from './jobs/jobs.js';
-import { createLedger, type Ledger } from './ledger/index.js';
+import { createReactions } from './core/reactions.js';
+import { createGates } from './core/gates.js';
+import { createJobRunner } from './jobs/jobs.js';
+import { createLedger } from './ledger/index.js';
 import { createClock, type Clock } from './lib/clock.js';
-import { createSealer, type EncryptionKeys, type Sealer } from './lib/sealed.js';
-import { createSigningKeys, type SigningKeys } from './events/signing-keys.js';
-import { createWebhookDeliverer, type WebhookDeliverer } from './events/delivery.js';
-import { createProviders, type Providers } from './providers/index.js';
+import { createSealer, type EncryptionKeys } from './lib/sealed.js';
+import { createSigningKeys } from './events/signing-keys.js';
+import { createWebhookDeliverer } from './events/delivery.js';
+import { createProviders } from './providers/index.js';
 import { modules as allModules } from './modules/index.js';
 
 export interface AppDeps {
@@ -24,39 +25,6 @@ export interface AppDeps {
   /** Overrides the module list (tests of the module contract); defaults to modules/index.ts. */
   modules?: readonly ModuleDefinition[];
 }
-
-/** Finds how a kind of payment is acted on; filled from the modules once their services exist. */
-export interface PaymentKinds {
-  get(kind: string): PaymentKind | undefined;
-}
-
-/** What every module's service can use: the database, the time, the ledger and the outside world. */
-export interface Infrastructure {
-  config: Config;
-  db: Db;
-  databaseKind: 'pglite' | 'postgres';
-  sandbox: boolean;
-  clock: Clock;
-  sealer: Sealer;
-  ledger: Ledger;
-  signingKeys: SigningKeys;
-  providers: Providers;
-  paymentKinds: PaymentKinds;
-  /** Announces a fact other modules act on in the same unit of work (core/reactions.ts). */
-  reactions: Reactions;
-  /** The checks other modules provide at this module's check points (core/gates.ts). */
-  gates: Gates;
-}
-
-/** Everything the HTTP app, the worker and the CLI share: infrastructure, every module's service, and the runners. */
-export type Container = Infrastructure &
-  ServiceRegistry & {
-    modules: readonly ModuleDefinition[];
-    /** Durable scheduled work (settlements, expiries), with every module's handlers. */
-    jobs: JobRunner;
-    /** Webhook delivery from the outbox. */
-    webhooks: WebhookDeliverer;
-  };
 
 /**
  * Builds the container: infrastructure first, then each module's service after the services it

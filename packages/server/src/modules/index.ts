@@ -1,4 +1,4 @@
-import type { ModuleDefinition } from '../core/module.js';
+import type { ModuleDefinition } from '../contract/module.js';
 import tokens from './tokens/index.js';
 import platforms from './platforms/index.js';
 import customers from './customers/index.js';

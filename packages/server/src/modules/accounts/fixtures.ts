@@ -1,4 +1,4 @@
-import type { ModuleFixtures } from '../../core/module.js';
+import type { ModuleFixtures } from '../../contract/module.js';
 
 export const fixtures: ModuleFixtures = {
   async create({ call, ids }) {

@@ -1,10 +1,10 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { LEDGER_ERRORS } from '../../ledger/errors.js';
 import { LEDGER_EVENTS } from '../../ledger/events.js';
 import { accountRoutes } from './routes.js';
 import { createAccountService, type AccountService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     accounts: AccountService;
   }

@@ -1,4 +1,4 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { createAgentActionService, type AgentActionService } from './actions.js';
 import { AGENT_ERRORS } from './errors.js';
 import { AGENT_EVENTS } from './events.js';
@@ -6,7 +6,7 @@ import { agentMeRoutes } from './me-routes.js';
 import { agentRoutes } from './routes.js';
 import { createAgentService, type AgentService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     agents: AgentService;
     agentActions: AgentActionService;

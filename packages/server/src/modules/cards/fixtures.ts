@@ -1,4 +1,4 @@
-import type { ModuleFixtures } from '../../core/module.js';
+import type { ModuleFixtures } from '../../contract/module.js';
 
 const authorization = { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'FIXTURE SHOP', mcc: '5814', country: 'US' } };
 

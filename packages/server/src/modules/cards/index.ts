@@ -1,4 +1,4 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { CARD_ERRORS } from './errors.js';
 import { CARD_EVENTS } from './events.js';
 import { cardPages } from './page.js';
@@ -7,7 +7,7 @@ import { sandboxCardRoutes } from './sandbox-routes.js';
 import { createCardService, PROVISIONED_JOB, type CardService } from './service.js';
 import { CARD, createCardTransactionService, PULL_CONFIRMATION_JOB, type CardTransactionService } from './card-transactions.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     cards: CardService;
     cardTransactions: CardTransactionService;

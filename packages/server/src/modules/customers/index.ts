@@ -1,10 +1,10 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { CUSTOMER_ERRORS } from './errors.js';
 import { CUSTOMER_EVENTS } from './events.js';
 import { customerRoutes } from './routes.js';
 import { createCustomerService, type CustomerService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     customers: CustomerService;
   }

@@ -1,10 +1,10 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { dashboardPages } from './pages.js';
 
 /** The dashboard has no service of its own: its pages read the other modules through the API. */
 export type DashboardService = Record<string, never>;
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     dashboard: DashboardService;
   }

@@ -1,10 +1,10 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { createPricing } from '../../fx/pricing.js';
 import { FX_ERRORS } from '../../fx/errors.js';
 import { exchangeRateRoutes } from './routes.js';
 import { createExchangeRateService, type ExchangeRateService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     exchangeRates: ExchangeRateService;
   }

@@ -1,4 +1,4 @@
-import type { ModuleFixtures } from '../../core/module.js';
+import type { ModuleFixtures } from '../../contract/module.js';
 import { clabeCheckDigit } from '../../lib/account-numbers/index.js';
 
 let accountNumbers = 0;

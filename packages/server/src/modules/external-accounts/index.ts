@@ -1,9 +1,9 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { EXTERNAL_ACCOUNT_ERRORS } from './errors.js';
 import { externalAccountRoutes } from './routes.js';
 import { createExternalAccountService, type ExternalAccountService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     externalAccounts: ExternalAccountService;
   }

@@ -1,9 +1,9 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { INCOMING_ERRORS } from './errors.js';
 import { sandboxFundingRoutes } from './routes.js';
 import { createIncomingPaymentService, FUNDING, type IncomingPaymentService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     incoming: IncomingPaymentService;
   }

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { hostedKycPages, kycRoutes, sandboxKycRoutes } from './routes.js';
 import { createKycService, type KycService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     kyc: KycService;
   }

@@ -1,9 +1,9 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { PLATFORM_ERRORS } from './errors.js';
 import { platformRoutes, sandboxClockRoutes } from './routes.js';
 import { createPlatformService, type PlatformService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     platforms: PlatformService;
   }

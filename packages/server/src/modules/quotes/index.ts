@@ -1,4 +1,4 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { QUOTE_ERRORS } from './errors.js';
 import { createQuoteLifecycle, QUOTE } from './lifecycle.js';
 import { quoteRoutes, sandboxQuoteRoutes } from './routes.js';
@@ -6,7 +6,7 @@ import { createQuoteService } from './service.js';
 
 export type QuotesService = ReturnType<typeof createQuoteService> & { lifecycle: ReturnType<typeof createQuoteLifecycle> };
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     quotes: QuotesService;
   }

@@ -1,8 +1,8 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { receiverRoutes } from './routes.js';
 import { createReceiverService, type ReceiverService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     receiver: ReceiverService;
   }

@@ -1,8 +1,8 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { SIGNATURE_ERRORS } from './errors.js';
 import { createSignedRequestService, type SignedRequestService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     signedRequests: SignedRequestService;
   }

@@ -1,9 +1,9 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { TOKEN_ERRORS } from './errors.js';
 import { tokenRoutes } from './routes.js';
 import { createTokenService, type TokenService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     tokens: TokenService;
   }

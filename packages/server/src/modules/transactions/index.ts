@@ -1,10 +1,10 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { TRANSACTION_ERRORS } from './errors.js';
 import { TRANSACTION_EVENTS } from './events.js';
 import { transactionRoutes } from './routes.js';
 import { createTransactionService, type TransactionService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     transactions: TransactionService;
   }

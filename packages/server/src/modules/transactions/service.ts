@@ -4,7 +4,7 @@ import { paginate, type PageParams } from '../../db/paginate.js';
 import { newId, type AccountId, type CardTransactionId, type CustomerId, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
-import type { PaymentKinds } from '../../container.js';
+import type { PaymentKinds } from '../../contract/container.js';
 import { notCancellable, transactionNotFound } from './errors.js';
 import './events.js';
 

@@ -1,4 +1,4 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { TRANSFER_ERRORS } from './errors.js';
 import { createTransferLifecycle } from './lifecycle.js';
 import { transferRoutes } from './routes.js';
@@ -6,7 +6,7 @@ import { createTransferService, SETTLE_JOB, TRANSFER } from './service.js';
 
 export type TransfersService = ReturnType<typeof createTransferService> & ReturnType<typeof createTransferLifecycle>;
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     transfers: TransfersService;
   }

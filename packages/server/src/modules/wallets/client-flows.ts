@@ -1,7 +1,7 @@
 import { encryptOtpCodeToBundle, generateP256KeyPair, decryptCredentialBundle, getPublicKey } from '@turnkey/crypto';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { uint8ArrayToHexString } from '@turnkey/encoding';
-import type { FixtureResponse } from '../../core/module.js';
+import type { FixtureResponse } from '../../contract/module.js';
 
 /**
  * What an end user's wallet app does, with Turnkey's client libraries (test-only: they are

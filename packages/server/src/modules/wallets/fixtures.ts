@@ -1,5 +1,5 @@
 import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
-import type { ModuleFixtures } from '../../core/module.js';
+import type { ModuleFixtures } from '../../contract/module.js';
 import { otpLogin, signedRetry } from './client-flows.js';
 
 /** A client key (any valid P-256 point; this is the curve's generator): fixture bodies only need a well-formed one. */

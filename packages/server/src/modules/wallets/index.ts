@@ -1,4 +1,4 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { WALLET_ERRORS } from './errors.js';
 import { WALLET_EVENTS } from './events.js';
 import { delegatedKeyRoutes, sandboxWalletRoutes, walletRoutes } from './routes.js';
@@ -6,7 +6,7 @@ import { walletDemoPages } from './demo-page.js';
 import { createWalletService, type WalletService } from './service.js';
 import { verifySessionStamp } from './sessions.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     wallets: WalletService;
   }

@@ -1,4 +1,4 @@
-import type { Infrastructure } from '../../container.js';
+import type { Infrastructure } from '../../contract/container.js';
 import { createOidcVerifier, OidcError } from '../../lib/oidc.js';
 import type { PlatformService } from '../platforms/service.js';
 import type { SignedRequestService } from '../signatures/service.js';

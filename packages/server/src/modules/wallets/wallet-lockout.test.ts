@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { createTestApp, errorOf, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
-import type { FixtureResponse } from '../../core/module.js';
+import type { FixtureResponse } from '../../contract/module.js';
 import { otpLogin, type Caller } from './client-flows.js';
 
 let t: TestApp;

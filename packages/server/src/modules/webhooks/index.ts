@@ -1,9 +1,9 @@
-import { defineModule } from '../../core/module.js';
+import { defineModule } from '../../contract/module.js';
 import { webhookDeliveryError, webhookEndpointNotSet } from '../../events/delivery.js';
 import { sandboxWebhookRoutes, webhookRoutes } from './routes.js';
 import { createWebhookService, webhookEventNotFound, type WebhookService } from './service.js';
 
-declare module '../../core/module.js' {
+declare module '../../contract/module.js' {
   interface ServiceRegistry {
     webhookEvents: WebhookService;
   }

@@ -1,7 +1,7 @@
 import type { Routes } from '../../http/routes.js';
 import type { WebhookDeliverer } from '../../events/delivery.js';
 import { webhookDeliveryError, webhookEndpointNotSet } from '../../events/delivery.js';
-import type { ModuleDefinition } from '../../core/module.js';
+import type { ModuleDefinition } from '../../contract/module.js';
 import { RotateSigningKeyRequest, SigningKeyList, TestWebhookResult, WebhookEvent, WebhookEventList, webhookEventListQuery, WebhookEventParams } from './schemas.js';
 import { webhookEventNotFound, type WebhookService } from './service.js';
 

@@ -1,21 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { Migration } from 'kysely';
-import type { Container, Infrastructure } from '../container.js';
+import type { Container, Infrastructure } from './container.js';
 import type { Routes } from '../http/routes.js';
 import type { JobHandler } from '../jobs/jobs.js';
-import type { ErrorSpec } from './errors.js';
-import type { EventType } from './events.js';
-import type { PlatformId, TransactionId } from './ids.js';
+import type { ErrorSpec } from '../core/errors.js';
+import type { EventType } from '../core/events.js';
+import type { PlatformId, TransactionId } from '../core/ids.js';
 import type { Executor } from '../db/schema.js';
-import type { UnitOfWork } from './unit-of-work.js';
-import type { ReactionHandlers } from './reactions.js';
-import type { GateHandlers } from './gates.js';
+import type { UnitOfWork } from '../core/unit-of-work.js';
+import type { ReactionHandlers } from '../core/reactions.js';
+import type { GateHandlers } from '../core/gates.js';
 
 /**
  * The services of all modules by name. Each module adds its own by augmenting this interface in
  * its `index.ts`, so `services.quotes` is typed everywhere without a hand-kept list:
  *
- *   declare module '../../core/module.js' {
+ *   declare module '../../contract/module.js' {
  *     interface ServiceRegistry { quotes: QuoteService }
  *   }
  */
@@ -28,7 +28,7 @@ export type ServiceName = keyof ServiceRegistry;
  * Each module's own settings, by module name, read from the environment by its `settings` (a module
  * adds its section by augmenting this interface, as it does its service):
  *
- *   declare module '../../core/module.js' {
+ *   declare module '../../contract/module.js' {
  *     interface ModuleSettings { tips: { maxTip: bigint } }
  *   }
  */
