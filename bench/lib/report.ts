@@ -1,0 +1,71 @@
+/**
+ * The output: one markdown table (each scenario's req/s, p50 and p99, beside its ceiling and the
+ * ratio) and the notes, printed and written to bench/results.md with what the numbers were measured on.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import type { Row } from './load.js';
+import { API, CONNECTIONS, MONEY_SECONDS, progress, QUOTE_SENDING_MINOR, RESULTS_FILE, SECONDS, SERVER_POOL_SIZE, SPREAD_ACCOUNTS, WARMUP_SECONDS } from './settings.js';
+
+/** The machine and its load average, read when the bench starts. */
+export interface Machine {
+  cores: number;
+  load: string;
+  description: string;
+}
+
+export function describeMachine(): Machine {
+  const cpu = cpus();
+  return {
+    cores: cpu.length,
+    load: loadavg().map((l) => l.toFixed(2)).join(' / '),
+    description: `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}`,
+  };
+}
+
+function latency(value: number, fractional: boolean): string {
+  return fractional ? value.toFixed(1) : String(value);
+}
+
+function table(rows: Row[]): string {
+  const lines = ['| database | scenario | req/s | p50 ms | p99 ms | ceiling | ceiling req/s | ratio |', '|---|---|---:|---:|---:|---|---:|---:|'];
+  for (const row of rows) {
+    const failed = row.failures ? ` (${row.failures} failed)` : '';
+    const ceiling = row.ceiling
+      ? `${row.ceiling.scenario} | ${Math.round(row.ceiling.reqPerSec)} | ${row.ceiling.reqPerSec > 0 ? (row.reqPerSec / row.ceiling.reqPerSec).toFixed(3) : '—'}`
+      : '— | — | —';
+    lines.push(`| ${row.database} | ${row.scenario}${failed} | ${Math.round(row.reqPerSec)} | ${latency(row.p50, row.fractional)} | ${latency(row.p99, row.fractional)} | ${ceiling} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Prints the table and the notes, and writes them to bench/results.md. */
+export function report(rows: Row[], notes: string[], { cores, load, description: machine }: Machine): void {
+  if (rows.some((r) => r.failures > 0)) notes.push('Rows marked "failed" had non-2xx responses, errors or timeouts (raw SQL: rolled-back transactions); their req/s counts successes only.');
+
+  const output = table(rows);
+  process.stdout.write(`\n${output}\n${notes.map((n) => `\n${n}`).join('')}\n`);
+  const document = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` on ${new Date().toISOString()}: ${machine}.`,
+    '',
+    `Load average at start: ${load} (1, 5 and 15 minutes, \`os.loadavg()\`) on ${cores} cores. Other work may share the machine, so absolute numbers move between runs; compare the ratios, which are measured back to back in the same run.`,
+    '',
+    `${CONNECTIONS} connections; ${SECONDS} s per customer scenario and ${MONEY_SECONDS} s per money scenario, each after a ${WARMUP_SECONDS} s warm-up. The server runs as a child process (\`npx tsx packages/server/src/main.ts\`, LOG_LEVEL=warn, sandbox mode, pool of ${SERVER_POOL_SIZE} on PostgreSQL); autocannon runs in the bench process on the same machine.`,
+    '',
+    '- Customer scenarios are compared with the bare `GET /livez` route on the same server (HTTP, routing and serialization; no auth, no database).',
+    `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 6 round trips for funding, 7 for transfer-out and 8 for quote + execute, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` / \`RAW_QUOTE_SQL\` in bench/scenarios/money.ts and quotes.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
+    `- Card scenarios: \`POST ${API}/sandbox/cards/{id}/simulate/authorization\` for 1 cent (the hold on the card's funding source, the card transaction, its index row and children, two events), on one card (hot) or round-robin over ${SPREAD_ACCOUNTS} cards (spread), each beside the same authorization by hand in one SQL transaction (\`RAW_CARD_SQL\`, 10 round trips) on cards inserted ACTIVE into the raw database.`,
+    `- Quote scenarios: \`POST ${API}/quotes\` from each customer's USD account to its MXN CLABE account (which the sandbox pays out after 2 s), ${QUOTE_SENDING_MINOR} cents with the sending side locked, round-robin over the ${SPREAD_ACCOUNTS} accounts, each compared with its reads and writes by hand in one SQL transaction (\`RAW_QUOTE_SQL\`, priced in memory with the project's \`quoteAmounts\`), driven like the money moves' ceilings. "create" makes a PENDING quote (priced, with its transaction and expiry job); its ceiling reads the source and destination accounts and inserts the PENDING transaction, the PENDING quote and the \`quote.expire\` job (7 round trips; not the fee configuration, rate or limits the service also reads). The bench then advances the platform clock past the API quotes' TTL and waits for their expiry jobs before the next measurement. "quote + execute" sets immediatelyExecute (priced, transaction and quote created, the source debited into transit through the FX accounts, the payout job scheduled); its ceiling is the debit, quote, transaction, the five-posting entry, two events and the job (8 round trips); the server settles its payouts 2 s later, awaited before the next measurement, as for transfer-out.`,
+    '- Every funding also debits the platform\'s single EXTERNAL account and every transfer-out credits its single TRANSIT account, so "spread" moves still share one hot row; the raw moves do too.',
+    '- During a transfer-out scenario the server\'s job runner also settles the transfers made 2 s earlier (TRANSIT to EXTERNAL, in the same database); the raw moves schedule their settlement job (and the raw quotes their expiry or payout job) a year ahead, so their ceiling is the request\'s own transaction only and the server never runs their jobs beside a later scenario. The bench waits for the settlement backlog to drain before measuring the next scenario.',
+    '- Ratio: req/s of the scenario divided by req/s of its ceiling. API latencies are whole milliseconds (autocannon\'s resolution); raw SQL latencies are per transaction, timed like a closed-loop client\'s: from the end of the loop\'s previous transaction to COMMIT answered, so waiting for the connection (on PGlite, the only one) counts, as a queued HTTP request\'s does.',
+    '',
+    output,
+    ...notes.flatMap((n) => ['', n]),
+    '',
+  ].join('\n');
+  writeFileSync(RESULTS_FILE, document);
+  progress(`done; table written to ${RESULTS_FILE}`);
+}
