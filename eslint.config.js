@@ -20,5 +20,11 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  {
+    // Browser code is typed by its own project (DOM, no Node), which the project service would not
+    // find from tsconfig.json, so these files name it.
+    files: ['packages/server/src/modules/*/browser/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: false, project: './tsconfig.browser.json', tsconfigRootDir: import.meta.dirname } },
+  },
   { files: ['eslint.config.js', 'packages/client/bin/*.js'], ...tseslint.configs.disableTypeChecked },
 );
