@@ -2,11 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { API_PREFIX } from '../../config.js';
 import { DomainError } from '../../core/errors.js';
 import { escapeHtml } from '../../lib/html.js';
-import { APP_SCRIPT } from './assets/app.js';
-import { CUSTOMERS_SCRIPT } from './assets/customers.js';
-import { LIB_SCRIPT } from './assets/lib.js';
-import { OPERATIONS_SCRIPT } from './assets/operations.js';
-import { PAYMENTS_SCRIPT } from './assets/payments.js';
+import { browserBundle } from '../../http/browser-bundle.js';
 import { DASHBOARD_CSS } from './assets/style.js';
 
 /**
@@ -15,17 +11,8 @@ import { DASHBOARD_CSS } from './assets/style.js';
  */
 export const DASHBOARD_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const JS = 'text/javascript; charset=utf-8';
-
-/** Every file under /dashboard/assets/, by name. */
-const ASSETS: Record<string, { type: string; body: string }> = {
-  'app.js': { type: JS, body: APP_SCRIPT },
-  'lib.js': { type: JS, body: LIB_SCRIPT },
-  'customers.js': { type: JS, body: CUSTOMERS_SCRIPT },
-  'payments.js': { type: JS, body: PAYMENTS_SCRIPT },
-  'operations.js': { type: JS, body: OPERATIONS_SCRIPT },
-  'dashboard.css': { type: 'text/css; charset=utf-8', body: DASHBOARD_CSS },
-};
+/** The page's script: browser/app.ts and the pages it imports, bundled into one module. */
+const APP_ENTRY = new URL('./browser/app.ts', import.meta.url);
 
 /** The shell: a sign-in form and an empty frame the scripts fill from the API. No data, no inline script or style. */
 function shell(): string {
@@ -68,13 +55,18 @@ function secure(reply: FastifyReply): FastifyReply {
  * nothing. Everything shown is read by the page from the API with the user's credentials, so the
  * API's permissions and tenancy apply unchanged. Served in sandbox and production alike.
  */
-export function dashboardPages(app: FastifyInstance): void {
+export async function dashboardPages(app: FastifyInstance): Promise<void> {
   const html = shell();
+  /** Every file under /dashboard/assets/, by name. */
+  const assets: Record<string, { type: string; body: string }> = {
+    'app.js': { type: 'text/javascript; charset=utf-8', body: await browserBundle(APP_ENTRY) },
+    'dashboard.css': { type: 'text/css; charset=utf-8', body: DASHBOARD_CSS },
+  };
   app.get('/dashboard', { schema: { hide: true }, config: { public: true } }, async (_request, reply) =>
     secure(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html),
   );
   app.get<{ Params: { file: string } }>('/dashboard/assets/:file', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
-    const asset = Object.hasOwn(ASSETS, request.params.file) ? ASSETS[request.params.file] : undefined;
+    const asset = Object.hasOwn(assets, request.params.file) ? assets[request.params.file] : undefined;
     if (!asset) throw new DomainError(404, 'REFERENCE_NOT_FOUND', `No dashboard file ${request.params.file}`, { reason: 'ROUTE_NOT_FOUND' });
     // no-cache: the browser revalidates, so an upgraded server never runs with yesterday's scripts.
     return secure(reply).header('cache-control', 'no-cache').type(asset.type).send(asset.body);

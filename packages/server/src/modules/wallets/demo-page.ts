@@ -12,7 +12,7 @@ import { sha256Hex } from '../../lib/secrets.js';
 import type { Clock } from '../../lib/clock.js';
 import { toJson } from '../../lib/json.js';
 import { escapeHtml } from '../../lib/html.js';
-import { WALLET_DEMO_SCRIPT } from './demo-script.js';
+import { browserBundle } from '../../http/browser-bundle.js';
 import type { WalletService } from './service.js';
 
 /** How long a demo link works. */
@@ -58,6 +58,10 @@ function pageCsp(nonce: string): string {
   return `default-src 'none'; script-src 'self' 'nonce-${nonce}'; connect-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 }
 
+/** The page's script, browser/demo.ts; the libraries stay imports, resolved by the import map below. */
+const DEMO_ENTRY = new URL('./browser/demo.ts', import.meta.url);
+const DEMO_EXTERNAL = ['@hpke/core', '@noble/curves/*'];
+
 const IMPORT_MAP = JSON.stringify({
   imports: {
     '@hpke/core': '/hosted/wallets/assets/hpke-core/mod.js',
@@ -88,8 +92,9 @@ function page(token: string, nonce: string): string {
 </body></html>`;
 }
 
-export function walletDemoPages(app: FastifyInstance, deps: { wallets: WalletService; db: Db; clock: Clock; links: DemoLinks }): void {
+export async function walletDemoPages(app: FastifyInstance, deps: { wallets: WalletService; db: Db; clock: Clock; links: DemoLinks }): Promise<void> {
   const { wallets, db, clock, links } = deps;
+  const script = await browserBundle(DEMO_ENTRY, { external: DEMO_EXTERNAL });
   const assetRoots: Record<string, string> = {
     'hpke-core': packageDir('@hpke/core'),
     'hpke-common': packageDir('@hpke/common'),
@@ -131,7 +136,7 @@ export function walletDemoPages(app: FastifyInstance, deps: { wallets: WalletSer
   });
 
   app.get<{ Params: { file: string } }>('/wallets/assets/wallet.js', { schema: { hide: true }, config: { public: true } }, async (_request, reply) =>
-    reply.header('cache-control', 'no-store').type('text/javascript; charset=utf-8').send(WALLET_DEMO_SCRIPT),
+    reply.header('cache-control', 'no-store').type('text/javascript; charset=utf-8').send(script),
   );
 
   app.get<{ Params: { pkg: string; '*': string } }>('/wallets/assets/:pkg/*', { schema: { hide: true }, config: { public: true } }, async (request, reply) => {

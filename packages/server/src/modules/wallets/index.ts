@@ -33,8 +33,8 @@ export default defineModule({
     'customer.contactChange': (uow, { customer, patch, signature }) => wallets.accounts.approveContactChange(uow, customer, patch, signature),
   }),
   // The sandbox wallet page (passkey, login, a signed action), in the sandbox only.
-  pages: (app, { wallets, db, clock, sandbox }) => {
-    if (sandbox) walletDemoPages(app, { wallets, db, clock, links: wallets.demoLinks });
+  pages: async (app, { wallets, db, clock, sandbox }) => {
+    if (sandbox) await walletDemoPages(app, { wallets, db, clock, links: wallets.demoLinks });
   },
   errors: WALLET_ERRORS,
   events: WALLET_EVENTS,

@@ -1,17 +1,16 @@
 /**
- * The dashboard's entry script (served as /dashboard/assets/app.js): sign in and out, the header
- * and its tabs, and the hash router that draws one page at a time. The pages live in the other
- * scripts; each exports `routes`, a map from a route (`customers`, `customers/:id`) to a function
- * that reads the API and returns the page's element.
+ * The dashboard's entry script (bundled with the pages into /dashboard/assets/app.js): sign in and
+ * out, the header and its tabs, and the hash router that draws one page at a time. The pages live in
+ * the other files; each exports `routes`, a map from a route (`customers`, `customers/:id`) to a
+ * function that reads the API and returns the page's element.
  */
-export const APP_SCRIPT = String.raw`
-import { api, clearCredentials, credentials, errorBox, h, health, saveCredentials } from './lib.js';
+import { api, clearCredentials, credentials, errorBox, h, health, saveCredentials, type PageContext, type Routes } from './lib.js';
 import { routes as customerRoutes } from './customers.js';
 import { routes as paymentRoutes } from './payments.js';
 import { routes as operationRoutes } from './operations.js';
 
-const routes = Object.assign({}, customerRoutes, paymentRoutes, operationRoutes);
-const TABS = [
+const routes: Routes = Object.assign({}, customerRoutes, paymentRoutes, operationRoutes);
+const TABS: [string, string][] = [
   ['customers', 'Customers'],
   ['accounts', 'Accounts'],
   ['transactions', 'Transactions'],
@@ -21,13 +20,20 @@ const TABS = [
   ['sandbox', 'Sandbox'],
 ];
 
-const signin = document.getElementById('signin');
-const shell = document.getElementById('app');
-const view = document.getElementById('view');
-const context = { mode: undefined, rerender: render };
+/** An element of the shell (pages.ts), of the type the shell gives it. */
+function byId<T extends HTMLElement>(id: string, type: new () => T): T {
+  const found = document.getElementById(id);
+  if (!(found instanceof type)) throw new Error('The dashboard shell has no #' + id);
+  return found;
+}
+
+const signin = byId('signin', HTMLDivElement);
+const shell = byId('app', HTMLDivElement);
+const view = byId('view', HTMLElement);
+const context: Pick<PageContext, 'mode' | 'rerender'> = { mode: undefined, rerender: function () { void render(); } };
 let drawing = 0;
 
-async function mode() {
+async function mode(): Promise<string> {
   if (context.mode === undefined) {
     try {
       context.mode = (await health()).mode;
@@ -38,8 +44,15 @@ async function mode() {
   return context.mode;
 }
 
+interface Route {
+  name: string;
+  key: string;
+  id: string | undefined;
+  query: URLSearchParams;
+}
+
 /** #/customers, #/customers/Customer:..., #/transactions?customerId=... */
-function parse(hash) {
+function parse(hash: string): Route {
   const text = hash.replace(/^#\/?/, '');
   const at = text.indexOf('?');
   const parts = (at < 0 ? text : text.slice(0, at)).split('/').filter(Boolean).map(decodeURIComponent);
@@ -47,23 +60,24 @@ function parse(hash) {
   return { name: name, key: parts.length > 1 ? name + '/:id' : name, id: parts[1], query: new URLSearchParams(at < 0 ? '' : text.slice(at + 1)) };
 }
 
-function drawHeader() {
-  document.getElementById('mode').textContent = context.mode;
-  document.getElementById('mode').className = 'badge badge-' + context.mode;
-  document.getElementById('who').textContent = credentials().id;
-  const nav = document.getElementById('nav');
+function drawHeader(): void {
+  const badge = byId('mode', HTMLSpanElement);
+  badge.textContent = context.mode ?? '';
+  badge.className = 'badge badge-' + String(context.mode);
+  byId('who', HTMLSpanElement).textContent = credentials()?.id ?? '';
+  const nav = byId('nav', HTMLElement);
   const current = parse(location.hash).name;
   nav.replaceChildren(...TABS.filter(function (tab) { return tab[0] !== 'sandbox' || context.mode === 'sandbox'; }).map(function (tab) {
     return h('a', { href: '#/' + tab[0], id: 'tab-' + tab[0], class: tab[0] === current ? 'current' : '' }, tab[1]);
   }));
 }
 
-async function render() {
+async function render(): Promise<void> {
   const mine = ++drawing;
   if (!credentials()) {
     shell.hidden = true;
     signin.hidden = false;
-    document.getElementById('signin-id').focus();
+    byId('signin-id', HTMLInputElement).focus();
     return;
   }
   await mode();
@@ -92,19 +106,19 @@ async function render() {
   }
 }
 
-document.getElementById('signin-form').addEventListener('submit', async function (event) {
+byId('signin-form', HTMLFormElement).addEventListener('submit', async function (event: SubmitEvent) {
   event.preventDefault();
-  const id = document.getElementById('signin-id').value.trim();
-  const secret = document.getElementById('signin-secret').value;
-  const outlet = document.getElementById('signin-error');
-  const button = event.submitter || null;
+  const id = byId('signin-id', HTMLInputElement).value.trim();
+  const secret = byId('signin-secret', HTMLInputElement).value;
+  const outlet = byId('signin-error', HTMLDivElement);
+  const button = event.submitter instanceof HTMLButtonElement ? event.submitter : null;
   outlet.replaceChildren();
   if (button) button.disabled = true;
   try {
     // Any read proves the credentials; the API's answer (401 and its message) is shown as it is.
     await api('GET', '/customers?limit=1', undefined, { id: id, secret: secret });
     saveCredentials(id, secret);
-    document.getElementById('signin-secret').value = '';
+    byId('signin-secret', HTMLInputElement).value = '';
     if (!location.hash) location.hash = '#/customers';
     await render();
   } catch (error) {
@@ -114,7 +128,7 @@ document.getElementById('signin-form').addEventListener('submit', async function
   }
 });
 
-document.getElementById('signout').addEventListener('click', function () {
+byId('signout', HTMLButtonElement).addEventListener('click', function () {
   clearCredentials();
   view.replaceChildren();
   delete view.dataset.view;
@@ -126,4 +140,3 @@ document.getElementById('signout').addEventListener('click', function () {
 
 window.addEventListener('hashchange', function () { void render(); });
 void render();
-`;

@@ -1,12 +1,12 @@
 /**
- * The dashboard's operations pages (served as /dashboard/assets/operations.js): webhook events with
+ * The dashboard's operations pages (bundled into /dashboard/assets/app.js): webhook events with
  * every delivery attempt and a Resend button, API tokens (create, with the secret shown once, and
  * revoke), and the sandbox controls (fund an account, simulate a card authorization, decide KYC,
  * move the clock), drawn only when GET /health says the service runs as a sandbox.
  */
-export const OPERATIONS_SCRIPT = String.raw`
-import { act, api, currentCursor, cursorState, decimalToMinor, fields, formatMoney, h, link, money, pager, query, section, status, stringify, table, when } from './lib.js';
+import { act, api, currentCursor, cursorState, decimalToMinor, fields, formatMoney, formText, h, link, money, pager, query, section, status, stringify, table, when, type Child, type PageContext, type Routes } from './lib.js';
 import { customerName, verification } from './customers.js';
+import type { ApiToken, Card, CreatedApiToken, Customer, DeliveryAttempt, InternalAccount, Page, SandboxClock, Transaction, WebhookEvent } from './wire.js';
 
 const eventPages = cursorState();
 const tokenPages = cursorState();
@@ -14,10 +14,10 @@ const tokenPages = cursorState();
 // ---------------------------------------------------------------------------------------------
 // Events
 
-async function events(ctx) {
-  const page = await api('GET', '/webhooks/events' + query({ limit: 20, cursor: currentCursor(eventPages) }));
+async function events(ctx: PageContext): Promise<Node> {
+  const page = await api<Page<WebhookEvent>>('GET', '/webhooks/events' + query({ limit: 20, cursor: currentCursor(eventPages) }));
   return section('Events', { id: 'events' },
-    table([
+    table<WebhookEvent>([
       { title: 'Event', key: 'id', cell: function (e) { return link('#/events/' + encodeURIComponent(e.id), e.id, { class: 'mono' }); } },
       { title: 'Type', key: 'type', cell: function (e) { return e.type; } },
       { title: 'Delivery', key: 'deliveryStatus', cell: function (e) { return status(e.deliveryStatus); } },
@@ -27,8 +27,8 @@ async function events(ctx) {
     pager(eventPages, page, ctx.rerender));
 }
 
-function attemptTable(e) {
-  return table([
+function attemptTable(e: WebhookEvent): HTMLTableElement {
+  return table<DeliveryAttempt & { id: string }>([
     { title: '#', key: 'attempt', cell: function (a) { return String(a.attempt); } },
     { title: 'Started', key: 'startedAt', cell: function (a) { return when(a.startedAt); } },
     { title: 'URL', key: 'url', cell: function (a) { return h('span', { class: 'mono' }, a.url); } },
@@ -40,7 +40,7 @@ function attemptTable(e) {
   ], (e.attemptLog || []).map(function (a) { return Object.assign({ id: String(a.attempt) }, a); }), { id: 'attempt-table' });
 }
 
-function eventDetail(e) {
+function eventDetail(e: WebhookEvent): HTMLDivElement {
   return h('div', { id: 'event-detail', 'data-attempts': e.attempts },
     fields([
       ['Event', h('span', { class: 'mono' }, e.id)],
@@ -56,14 +56,14 @@ function eventDetail(e) {
     h('details', {}, h('summary', {}, 'Payload data'), h('pre', {}, stringify(e.data, 2))));
 }
 
-async function event(ctx) {
-  const e = await api('GET', '/webhooks/events/' + encodeURIComponent(ctx.id));
+async function event(ctx: PageContext): Promise<Node> {
+  const e = await api<WebhookEvent>('GET', '/webhooks/events/' + encodeURIComponent(ctx.id ?? ''));
   const holder = h('div', {}, eventDetail(e));
   const outlet = h('div', { id: 'resend-result', class: 'result' });
   const resend = h('button', { type: 'button', id: 'resend' }, 'Resend');
   resend.addEventListener('click', function () {
     void act(outlet, resend, async function () {
-      const sent = await api('POST', '/webhooks/events/' + encodeURIComponent(e.id) + '/resend');
+      const sent = await api<WebhookEvent>('POST', '/webhooks/events/' + encodeURIComponent(e.id) + '/resend');
       holder.replaceChildren(eventDetail(sent));
       return h('p', { class: 'ok', 'data-attempts': sent.attempts }, 'Sent again: ' + sent.deliveryStatus + ' after ' + sent.attempts + ' attempts.');
     });
@@ -76,15 +76,15 @@ async function event(ctx) {
 // ---------------------------------------------------------------------------------------------
 // API tokens
 
-async function tokens(ctx) {
-  const page = await api('GET', '/tokens' + query({ limit: 20, cursor: currentCursor(tokenPages) }));
+async function tokens(ctx: PageContext): Promise<Node> {
+  const page = await api<Page<ApiToken>>('GET', '/tokens' + query({ limit: 20, cursor: currentCursor(tokenPages) }));
   const outlet = h('div', { id: 'token-result', class: 'result' });
   const list = h('div', {});
-  const draw = function (shown) { list.replaceChildren(tokenTable(shown.data, outlet, refresh), pager(tokenPages, shown, ctx.rerender)); };
+  const draw = function (shown: Page<ApiToken>): void { list.replaceChildren(tokenTable(shown.data, outlet, refresh), pager(tokenPages, shown, ctx.rerender)); };
   /** After a create or a revoke: the first page again, as the API now lists it. */
-  async function refresh() {
+  async function refresh(): Promise<void> {
     tokenPages.cursors = [undefined];
-    draw(await api('GET', '/tokens' + query({ limit: 20 })));
+    draw(await api<Page<ApiToken>>('GET', '/tokens' + query({ limit: 20 })));
   }
   draw(page);
   const form = h('form', { id: 'token-form', class: 'inline' },
@@ -95,7 +95,7 @@ async function tokens(ctx) {
     e.preventDefault();
     const data = new FormData(form);
     void act(outlet, e.submitter, async function () {
-      const created = await api('POST', '/tokens', { name: String(data.get('name')), permissions: data.getAll('permissions') });
+      const created = await api<CreatedApiToken>('POST', '/tokens', { name: formText(data, 'name'), permissions: data.getAll('permissions') });
       // The secret is in this answer only: shown now, kept nowhere.
       form.reset();
       await refresh();
@@ -109,8 +109,8 @@ async function tokens(ctx) {
     section('API tokens', { id: 'tokens' }, list));
 }
 
-function tokenTable(rows, outlet, refresh) {
-  return table([
+function tokenTable(rows: ApiToken[], outlet: Element, refresh: () => Promise<void>): HTMLTableElement {
+  return table<ApiToken>([
     { title: 'Name', key: 'name', cell: function (t) { return t.name; } },
     { title: 'Token id', key: 'clientId', cell: function (t) { return h('span', { class: 'mono' }, t.clientId); } },
     { title: 'Permissions', key: 'permissions', cell: function (t) { return t.permissions.join(', '); } },
@@ -120,7 +120,7 @@ function tokenTable(rows, outlet, refresh) {
 }
 
 /** Revoking takes two clicks: the first asks, the second calls DELETE /tokens/{id}. */
-function revokeButton(token, outlet, refresh) {
+function revokeButton(token: ApiToken, outlet: Element, refresh: () => Promise<void>): HTMLButtonElement {
   const button = h('button', { type: 'button', class: 'danger', 'data-action': 'revoke' }, 'Revoke');
   button.addEventListener('click', function () {
     if (button.dataset.armed !== 'true') {
@@ -142,7 +142,7 @@ function revokeButton(token, outlet, refresh) {
 // ---------------------------------------------------------------------------------------------
 // Sandbox controls
 
-function control(title, id, inputs, submit, run) {
+function control(title: string, id: string, inputs: Child[], submit: string, run: (data: FormData) => Promise<Node>): HTMLElement {
   const outlet = h('div', { class: 'result', id: id + '-result' });
   const form = h('form', { id: id + '-form', class: 'inline' }, inputs, h('button', { type: 'submit' }, submit));
   form.addEventListener('submit', function (e) {
@@ -152,34 +152,34 @@ function control(title, id, inputs, submit, run) {
   return section(title, { id: id, class: 'control' }, form, outlet);
 }
 
-function choose(name, label, options) {
+function choose(name: string, label: string, options: [value: string, text: string][]): HTMLLabelElement {
   return h('label', {}, label, h('select', { name: name, required: true }, options.map(function (o) { return h('option', { value: o[0] }, o[1]); })));
 }
 
-async function sandbox(ctx) {
+async function sandbox(ctx: PageContext): Promise<Node> {
   // The API has no sandbox routes in production; the page does not offer them either.
   if (ctx.mode !== 'sandbox') {
     return section('Sandbox', { id: 'no-sandbox' }, h('p', {}, 'This service runs in ' + ctx.mode + ' mode: there are no sandbox controls.'));
   }
   const [clock, customerPage, platformAccounts, customerAccounts, cardPage] = await Promise.all([
-    api('GET', '/sandbox/clock'),
-    api('GET', '/customers?limit=100'),
-    api('GET', '/platform/internal-accounts'),
-    api('GET', '/internal-account?limit=100'),
-    api('GET', '/cards?limit=100&state=ACTIVE'),
+    api<SandboxClock>('GET', '/sandbox/clock'),
+    api<Page<Customer>>('GET', '/customers?limit=100'),
+    api<Page<InternalAccount>>('GET', '/platform/internal-accounts'),
+    api<Page<InternalAccount>>('GET', '/internal-account?limit=100'),
+    api<Page<Card>>('GET', '/cards?limit=100&state=ACTIVE'),
   ]);
   const accounts = customerAccounts.data.concat(platformAccounts.data);
-  const names = {};
+  const names: Record<string, string> = {};
   for (const c of customerPage.data) names[c.id] = customerName(c);
-  const accountOptions = accounts.map(function (a) { return [a.id, (a.customerId ? names[a.customerId] || a.customerId : 'Platform') + ' · ' + a.type + ' · ' + formatMoney(a.balance)]; });
+  const accountOptions = accounts.map(function (a): [string, string] { return [a.id, (a.customerId ? names[a.customerId] || a.customerId : 'Platform') + ' · ' + a.type + ' · ' + formatMoney(a.balance)]; });
   // The platform holds an account in every currency: their currency objects give the decimals.
-  const decimals = {};
-  const decimalsOf = {};
+  const decimals: Record<string, number> = {};
+  const decimalsOf: Record<string, number> = {};
   for (const a of accounts) {
     decimals[a.balance.currency.code] = a.balance.currency.decimals;
     decimalsOf[a.id] = a.balance.currency.decimals;
   }
-  const cardCurrency = {};
+  const cardCurrency: Record<string, string> = {};
   for (const c of cardPage.data) cardCurrency[c.id] = c.currency;
 
   const clockNow = h('span', { id: 'clock-now' }, clock.now);
@@ -190,50 +190,50 @@ async function sandbox(ctx) {
     control('Fund an internal account', 'fund', [
       choose('accountId', 'Account', accountOptions),
       h('label', {}, 'Amount', h('input', { name: 'amount', required: true, inputmode: 'decimal', placeholder: '100.00' })),
-    ], 'Fund', async function (data) {
-      const accountId = String(data.get('accountId'));
-      const amount = decimalToMinor(data.get('amount'), decimalsOf[accountId]);
-      const funded = await api('POST', '/sandbox/internal-accounts/' + encodeURIComponent(accountId) + '/fund', { amount: amount });
+    ], 'Fund', async function (data: FormData) {
+      const accountId = formText(data, 'accountId');
+      const amount = decimalToMinor(formText(data, 'amount'), decimalsOf[accountId]);
+      const funded = await api<InternalAccount>('POST', '/sandbox/internal-accounts/' + encodeURIComponent(accountId) + '/fund', { amount: amount });
       return h('p', { class: 'ok' }, 'Funded. Balance now ', money(funded.balance, { id: 'fund-balance' }), ' — ', link('#/accounts/' + encodeURIComponent(accountId), 'see the account'));
     }),
     control('Simulate a card authorization', 'authorize', [
-      choose('cardId', 'Card', cardPage.data.map(function (c) { return [c.id, c.brand + ' •••• ' + c.last4 + ' · ' + c.currency]; })),
+      choose('cardId', 'Card', cardPage.data.map(function (c): [string, string] { return [c.id, c.brand + ' •••• ' + c.last4 + ' · ' + c.currency]; })),
       h('label', {}, 'Amount', h('input', { name: 'amount', required: true, inputmode: 'decimal', placeholder: '12.50' })),
       h('label', {}, 'Merchant', h('input', { name: 'descriptor', required: true, value: 'SANDBOX COFFEE', maxlength: 100 })),
       h('label', {}, 'MCC', h('input', { name: 'mcc', value: '5814', pattern: '[0-9]{4}', size: 4 })),
-    ], 'Authorize', async function (data) {
-      const cardId = String(data.get('cardId'));
+    ], 'Authorize', async function (data: FormData) {
+      const cardId = formText(data, 'cardId');
       const currency = cardCurrency[cardId];
-      const amount = decimalToMinor(data.get('amount'), decimals[currency]);
-      const merchant = { descriptor: String(data.get('descriptor')) };
-      if (data.get('mcc')) merchant.mcc = String(data.get('mcc'));
-      const answer = await api('POST', '/sandbox/cards/' + encodeURIComponent(cardId) + '/simulate/authorization', { amount: amount, currency: { code: currency }, merchant: merchant });
+      const amount = decimalToMinor(formText(data, 'amount'), currency === undefined ? undefined : decimals[currency]);
+      const merchant: { descriptor: string; mcc?: string } = { descriptor: formText(data, 'descriptor') };
+      const mcc = formText(data, 'mcc');
+      if (mcc) merchant.mcc = mcc;
+      const answer = await api<Transaction | null>('POST', '/sandbox/cards/' + encodeURIComponent(cardId) + '/simulate/authorization', { amount: amount, currency: { code: currency }, merchant: merchant });
       if (!answer || !answer.id) return h('pre', { id: 'authorize-answer' }, stringify(answer, 2));
       return h('p', { class: 'ok', id: 'authorize-answer', 'data-transaction': answer.id }, status(answer.status), ' ', money(answer.authorizedAmount), ' at ', answer.merchant ? answer.merchant.descriptor : '', ' — ', link('#/transactions/' + encodeURIComponent(answer.id), answer.id, { class: 'mono' }));
     }),
     control('Decide KYC', 'kyc', [
-      choose('customerId', 'Customer', customerPage.data.map(function (c) { return [c.id, customerName(c) + ' · ' + (verification(c) || '')]; })),
+      choose('customerId', 'Customer', customerPage.data.map(function (c): [string, string] { return [c.id, customerName(c) + ' · ' + (verification(c) || '')]; })),
       choose('status', 'Decision', [['APPROVED', 'APPROVED'], ['REJECTED', 'REJECTED'], ['HOLD', 'HOLD'], ['PENDING', 'PENDING']]),
-    ], 'Decide', async function (data) {
-      const customerId = String(data.get('customerId'));
-      const decided = await api('POST', '/sandbox/customers/' + encodeURIComponent(customerId) + '/kyc-decision', { status: String(data.get('status')) });
+    ], 'Decide', async function (data: FormData) {
+      const customerId = formText(data, 'customerId');
+      const decided = await api<Customer>('POST', '/sandbox/customers/' + encodeURIComponent(customerId) + '/kyc-decision', { status: formText(data, 'status') });
       return h('p', { class: 'ok' }, customerName(decided) + ' is now ', h('span', { id: 'kyc-result-status' }, verification(decided)), ' — ', link('#/customers/' + encodeURIComponent(customerId), 'see the customer'));
     }),
     control('Move the clock', 'clock', [
       fields([['Platform time', clockNow], ['Offset (seconds)', clockOffset]]),
       h('label', {}, 'Seconds', h('input', { name: 'seconds', type: 'number', min: 1, max: 315360000, required: true, value: 3600 })),
-    ], 'Advance', async function (data) {
-      const moved = await api('POST', '/sandbox/clock/advance', { seconds: Number(data.get('seconds')) });
+    ], 'Advance', async function (data: FormData) {
+      const moved = await api<SandboxClock>('POST', '/sandbox/clock/advance', { seconds: Number(data.get('seconds')) });
       clockNow.textContent = moved.now;
       clockOffset.textContent = String(moved.offsetSeconds);
       return h('p', { class: 'ok', id: 'clock-moved' }, 'The platform clock now reads ' + moved.now + '.');
     }));
 }
 
-export const routes = {
+export const routes: Routes = {
   events: events,
   'events/:id': event,
   tokens: tokens,
   sandbox: sandbox,
 };
-`;

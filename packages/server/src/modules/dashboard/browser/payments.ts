@@ -1,15 +1,15 @@
 /**
- * The dashboard's payment pages (served as /dashboard/assets/payments.js): transactions with the
+ * The dashboard's payment pages (bundled into /dashboard/assets/app.js): transactions with the
  * API's own filters (kept in the page's address, so a filtered list can be shared), one
  * transaction, cards and one card with its card transactions.
  */
-export const PAYMENTS_SCRIPT = String.raw`
-import { api, currentCursor, cursorState, fields, h, link, money, pager, query, section, status, stringify, table, when } from './lib.js';
+import { api, currentCursor, cursorState, fields, h, link, money, pager, query, section, status, stringify, table, when, type Attrs, type CursorState, type PageContext, type Routes } from './lib.js';
+import type { Card, CurrencyAmount, Page, Transaction } from './wire.js';
 
 const STATUSES = ['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED', 'AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'EXCEPTION'];
 const TYPES = ['INCOMING', 'OUTGOING', 'CARD'];
 /** The filters of GET /transactions this page offers, with how each is entered. */
-const FILTERS = [
+const FILTERS: [name: string, label: string, input?: string[] | 'datetime'][] = [
   ['status', 'Status', STATUSES],
   ['type', 'Type', TYPES],
   ['customerId', 'Customer id'],
@@ -19,17 +19,17 @@ const FILTERS = [
   ['endDate', 'To (UTC)', 'datetime'],
 ];
 
-let transactionPages = { key: undefined, state: cursorState() };
+let transactionPages: { key: string | undefined; state: CursorState } = { key: undefined, state: cursorState() };
 const cardPages = cursorState();
 
 /** What a transaction moved: a card's authorized amount, otherwise what was received (credit) or sent (debit). */
-export function amountOf(t) {
+export function amountOf(t: Transaction): CurrencyAmount | undefined {
   if (t.type === 'CARD') return t.authorizedAmount;
   return t.direction === 'CREDIT' ? (t.receivedAmount || t.sentAmount) : (t.sentAmount || t.receivedAmount);
 }
 
-export function transactionTable(rows, attrs) {
-  return table([
+export function transactionTable(rows: Transaction[], attrs?: Attrs): HTMLTableElement {
+  return table<Transaction>([
     { title: 'Created', key: 'created', cell: function (t) { return when(t.createdAt); } },
     { title: 'Transaction', key: 'id', cell: function (t) { return link('#/transactions/' + encodeURIComponent(t.id), t.id, { class: 'mono' }); } },
     { title: 'Type', key: 'type', cell: function (t) { return t.type; } },
@@ -41,19 +41,19 @@ export function transactionTable(rows, attrs) {
   ], rows, attrs);
 }
 
-function filterForm(values) {
+function filterForm(values: URLSearchParams): HTMLFormElement {
   const form = h('form', { id: 'transaction-filters', class: 'filters' },
     FILTERS.map(function (f) {
-      const name = f[0];
-      let input;
-      if (Array.isArray(f[2])) {
-        input = h('select', { name: name }, h('option', { value: '' }, 'Any'), f[2].map(function (v) { return h('option', { value: v, selected: values.get(name) === v }, v); }));
-      } else if (f[2] === 'datetime') {
+      const [name, label, kind] = f;
+      let input: HTMLSelectElement | HTMLInputElement;
+      if (Array.isArray(kind)) {
+        input = h('select', { name: name }, h('option', { value: '' }, 'Any'), kind.map(function (v) { return h('option', { value: v, selected: values.get(name) === v }, v); }));
+      } else if (kind === 'datetime') {
         input = h('input', { name: name, type: 'datetime-local', step: 1, value: (values.get(name) || '').slice(0, 19) });
       } else {
         input = h('input', { name: name, type: 'text', value: values.get(name) || '', spellcheck: 'false' });
       }
-      return h('label', {}, f[1], input);
+      return h('label', {}, label, input);
     }),
     h('div', { class: 'buttons' },
       h('button', { type: 'submit' }, 'Apply'),
@@ -62,7 +62,7 @@ function filterForm(values) {
     event.preventDefault();
     const chosen = new URLSearchParams();
     for (const [name, value] of new FormData(form)) {
-      if (value === '') continue;
+      if (typeof value !== 'string' || value === '') continue;
       // datetime-local has no zone: the page shows UTC, so it is read as UTC.
       chosen.set(name, name === 'startDate' || name === 'endDate' ? new Date(value + 'Z').toISOString() : value);
     }
@@ -72,20 +72,23 @@ function filterForm(values) {
   return form;
 }
 
-async function transactions(ctx) {
-  const filters = {};
-  for (const f of FILTERS) if (ctx.query.get(f[0])) filters[f[0]] = ctx.query.get(f[0]);
+async function transactions(ctx: PageContext): Promise<Node> {
+  const filters: Record<string, string> = {};
+  for (const [name] of FILTERS) {
+    const value = ctx.query.get(name);
+    if (value) filters[name] = value;
+  }
   const key = stringify(filters);
   if (transactionPages.key !== key) transactionPages = { key: key, state: cursorState() };
-  const page = await api('GET', '/transactions' + query(Object.assign({ limit: 20, cursor: currentCursor(transactionPages.state) }, filters)));
+  const page = await api<Page<Transaction>>('GET', '/transactions' + query(Object.assign({ limit: 20, cursor: currentCursor(transactionPages.state) }, filters)));
   return section('Transactions', { id: 'transactions' },
     filterForm(ctx.query),
     transactionTable(page.data, { id: 'transaction-table' }),
     pager(transactionPages.state, page, ctx.rerender));
 }
 
-async function transaction(ctx) {
-  const t = await api('GET', '/transactions/' + encodeURIComponent(ctx.id));
+async function transaction(ctx: PageContext): Promise<Node> {
+  const t = await api<Transaction>('GET', '/transactions/' + encodeURIComponent(ctx.id ?? ''));
   return h('div', {},
     h('p', {}, link('#/transactions', '← Transactions')),
     section(t.type + ' ' + t.direction, { id: 'transaction' },
@@ -105,10 +108,10 @@ async function transaction(ctx) {
       h('details', {}, h('summary', {}, 'As the API returns it'), h('pre', {}, stringify(t, 2)))));
 }
 
-async function cards(ctx) {
-  const page = await api('GET', '/cards' + query({ limit: 20, cursor: currentCursor(cardPages) }));
+async function cards(ctx: PageContext): Promise<Node> {
+  const page = await api<Page<Card>>('GET', '/cards' + query({ limit: 20, cursor: currentCursor(cardPages) }));
   return section('Cards', { id: 'cards' },
-    table([
+    table<Card>([
       { title: 'Card', key: 'card', cell: function (c) { return link('#/cards/' + encodeURIComponent(c.id), c.brand + ' •••• ' + c.last4); } },
       { title: 'State', key: 'state', cell: function (c) { return status(c.state); } },
       { title: 'Cardholder', key: 'cardholder', cell: function (c) { return link('#/customers/' + encodeURIComponent(c.cardholderId), c.cardholderId, { class: 'mono' }); } },
@@ -123,13 +126,13 @@ async function cards(ctx) {
  * One card and its transactions. GET /transactions has no card filter: the cardholder's CARD
  * transactions are read (up to 5 pages of 100) and those of this card kept.
  */
-async function card(ctx) {
-  const c = await api('GET', '/cards/' + encodeURIComponent(ctx.id));
-  const mine = [];
-  let cursor;
+async function card(ctx: PageContext): Promise<Node> {
+  const c = await api<Card>('GET', '/cards/' + encodeURIComponent(ctx.id ?? ''));
+  const mine: Transaction[] = [];
+  let cursor: string | undefined;
   let more = false;
   for (let pages = 0; pages < 5; pages++) {
-    const page = await api('GET', '/transactions' + query({ type: 'CARD', customerId: c.cardholderId, limit: 100, cursor: cursor }));
+    const page = await api<Page<Transaction>>('GET', '/transactions' + query({ type: 'CARD', customerId: c.cardholderId, limit: 100, cursor: cursor }));
     for (const t of page.data) if (t.cardId === c.id) mine.push(t);
     more = page.hasMore;
     if (!more) break;
@@ -152,7 +155,7 @@ async function card(ctx) {
       table([
         { title: 'Authorized', key: 'at', cell: function (t) { return when(t.authorizedAt); } },
         { title: 'Transaction', key: 'id', cell: function (t) { return link('#/transactions/' + encodeURIComponent(t.id), t.id, { class: 'mono' }); } },
-        { title: 'Merchant', key: 'merchant', cell: function (t) { return t.merchant.descriptor; } },
+        { title: 'Merchant', key: 'merchant', cell: function (t) { return t.merchant ? t.merchant.descriptor : ''; } },
         { title: 'Status', key: 'status', cell: function (t) { return status(t.status); } },
         { title: 'Authorized amount', key: 'authorizedAmount', cell: function (t) { return money(t.authorizedAmount); } },
         { title: 'Settled', key: 'settledAmount', cell: function (t) { return money(t.settledAmount); } },
@@ -161,10 +164,9 @@ async function card(ctx) {
       more ? h('p', { class: 'muted' }, 'Older transactions of this cardholder were not read.') : null));
 }
 
-export const routes = {
+export const routes: Routes = {
   transactions: transactions,
   'transactions/:id': transaction,
   cards: cards,
   'cards/:id': card,
 };
-`;
