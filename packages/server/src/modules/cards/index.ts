@@ -5,6 +5,7 @@ import { cardPages } from './page.js';
 import { cardRoutes } from './routes.js';
 import { sandboxCardRoutes } from './sandbox-routes.js';
 import { createCardService, PROVISIONED_JOB, type CardService } from './service.js';
+import { openCardNetworkEntry } from './card-network.js';
 import { CARD, createCardTransactionService, PULL_CONFIRMATION_JOB, type CardTransactionService } from './card-transactions.js';
 
 declare module '../../contract/module.js' {
@@ -29,11 +30,19 @@ export default defineModule({
   fixtures: async () => (await import('./fixtures.js')).fixtures,
 });
 
-/** Card transactions: authorizations, pulls, clearings, returns and their sandbox simulators. */
+/**
+ * Card transactions: authorizations, pulls, clearings, returns, the card network's inbound port
+ * (`cardTransactions.network`) and the sandbox simulators that call it.
+ */
 export const cardTransactionsModule = defineModule({
   name: 'cardTransactions',
   needs: ['cards', 'transactions'],
-  createService: ({ ledger, providers, transactions, cards, gates }) => createCardTransactionService({ ledger, rates: providers.rates, transactions, loadCard: cards.load, gates }),
+  createService: ({ db, clock, ledger, providers, transactions, cards, gates }) => {
+    const service = createCardTransactionService({ ledger, rates: providers.rates, transactions, loadCard: cards.load, gates });
+    // A production issuer's processor messages come in through the same inbound port as the simulators'.
+    providers.cardIssuer.network?.connect(openCardNetworkEntry({ db, clock, inbound: service.network }));
+    return service;
+  },
   sandboxRoutes: sandboxCardRoutes,
   jobs: ({ cardTransactions }) => ({ [PULL_CONFIRMATION_JOB]: (uow, payload) => cardTransactions.confirmPull(uow, payload) }),
   paymentKinds: ({ cardTransactions }) => ({ [CARD]: { views: (executor, platformId, ids) => cardTransactions.views(executor, platformId, ids) } }),

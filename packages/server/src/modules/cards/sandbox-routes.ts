@@ -5,9 +5,10 @@ import type { CardId } from '../../core/ids.js';
 import { unknownCurrency } from '../../lib/currencies.js';
 import { FX_ERRORS } from '../../fx/errors.js';
 import { accountNotActive } from '../../ledger/errors.js';
-import { sandboxAuthorizationOutcome } from '../../sandbox/card-outcomes.js';
+import type { AuthorizationAnswer, AuthorizationKind } from '../../providers/card-network.js';
+import { simulatedAuthorization, simulatedBalanceInquiry } from '../../sandbox/card-network.js';
 import { CardTransaction } from '../transactions/schemas.js';
-import type { AuthorizationKind, AuthorizationResult, CardTransactionService } from './card-transactions.js';
+import type { CardTransactionService } from './card-transactions.js';
 import {
   adviceBelowSettled,
   cardNotFound,
@@ -37,7 +38,7 @@ const Simulated = Type.Unsafe<object>({
   else: CardTransaction,
 });
 
-function answer(result: AuthorizationResult): object {
+function answer(result: AuthorizationAnswer): object {
   return result.approved ? result.transaction : { issuerTransactionToken: result.issuerTransactionToken, declineReason: result.declineReason };
 }
 
@@ -52,6 +53,11 @@ const AUTHORIZATION_SIMULATORS: readonly { path: string; kind: AuthorizationKind
 const DESCRIPTOR_TABLE =
   'The last three characters of merchant.descriptor decide: 002 declined INSUFFICIENT_FUNDS, 003 declined CARD_PAUSED, 005 approved with the pull confirmed after about 30 s (pullSummary.pendingCount 1 until then), 006 approved but the pull is reported FAILED (EXCEPTION, hold released); anything else approved. A frozen card declines CARD_PAUSED. A declined one answers { issuerTransactionToken, declineReason } and moves nothing.';
 
+/**
+ * The card network simulators. Each turns its request into the message a processor would send
+ * (sandbox/card-network.ts) and hands it to the card network's inbound port, `cardTransactions.network`,
+ * exactly as a production adapter's messages arrive: the simulators have no way of their own in.
+ */
 export function sandboxCardRoutes(r: Routes, { cardTransactions }: { cardTransactions: CardTransactionService }): void {
   function simulate<B extends TSchema>(path: string, summary: string, description: string, body: B, errors: readonly ErrorSpec[], handler: (uow: UnitOfWork, body: Static<B>, cardId: CardId) => Promise<object>): void {
     r.post(
@@ -68,19 +74,7 @@ export function sandboxCardRoutes(r: Routes, { cardTransactions }: { cardTransac
       DESCRIPTOR_TABLE,
       SimulateAuthorizationRequest,
       [unknownCurrency, ...FX_ERRORS],
-      async (uow, body, cardId) => {
-        const outcome = sandboxAuthorizationOutcome(body.merchant.descriptor);
-        return answer(
-          await cardTransactions.authorize(uow, cardId, {
-            kind: simulator.kind,
-            amount: BigInt(body.amount),
-            currency: body.currency.code,
-            merchant: body.merchant,
-            pull: outcome.kind === 'approve' ? outcome.pull : 'CONFIRMED',
-            declinedBy: outcome.kind === 'decline' ? outcome.reason : undefined,
-          }),
-        );
-      },
+      async (uow, body, cardId) => answer(await cardTransactions.network.authorize(uow, { cardId }, simulatedAuthorization(simulator.kind, body))),
     );
   }
 
@@ -90,19 +84,7 @@ export function sandboxCardRoutes(r: Routes, { cardTransactions }: { cardTransac
     DESCRIPTOR_TABLE,
     SimulateBalanceInquiryRequest,
     [],
-    async (uow, body, cardId) => {
-      const outcome = sandboxAuthorizationOutcome(body.merchant.descriptor);
-      return answer(
-        await cardTransactions.authorize(uow, cardId, {
-          kind: 'BALANCE_INQUIRY',
-          amount: 0n,
-          currency: '',
-          merchant: body.merchant,
-          pull: 'CONFIRMED',
-          declinedBy: outcome.kind === 'decline' ? outcome.reason : undefined,
-        }),
-      );
-    },
+    async (uow, body, cardId) => answer(await cardTransactions.network.authorize(uow, { cardId }, simulatedBalanceInquiry(body))),
   );
 
   simulate(
@@ -111,7 +93,7 @@ export function sandboxCardRoutes(r: Routes, { cardTransactions }: { cardTransac
     'Less than the open authorization leaves the rest held (PARTIALLY_SETTLED); the rest of it settles (SETTLED); more pulls the difference (pullSummary.count + 1), or makes it an EXCEPTION when the funding source no longer covers it; 0 expires the authorization and releases its hold.',
     SimulateClearingRequest,
     [cardTransactionNotFound, cardTransactionNotOpen],
-    (uow, body, cardId) => cardTransactions.clear(uow, cardId, body.cardTransactionId, BigInt(body.amount)),
+    (uow, body, cardId) => cardTransactions.network.clear(uow, { cardId }, { transaction: { cardTransactionId: body.cardTransactionId }, amount: BigInt(body.amount) }),
   );
 
   simulate(
@@ -120,7 +102,7 @@ export function sandboxCardRoutes(r: Routes, { cardTransactions }: { cardTransac
     'At most what settled less what was returned already.',
     SimulateAmountRequest,
     [cardTransactionNotFound, nothingSettled, returnExceedsSettled, accountNotActive],
-    (uow, body, cardId) => cardTransactions.refund(uow, cardId, body.cardTransactionId, BigInt(body.amount)),
+    (uow, body, cardId) => cardTransactions.network.refund(uow, { cardId }, { transaction: { cardTransactionId: body.cardTransactionId }, amount: BigInt(body.amount) }),
   );
 
   simulate(
@@ -129,7 +111,7 @@ export function sandboxCardRoutes(r: Routes, { cardTransactions }: { cardTransac
     'Growing it needs the difference on the same funding source; otherwise the advice is declined (INSUFFICIENT_FUNDS) and nothing changes.',
     SimulateAmountRequest,
     [cardTransactionNotFound, cardTransactionNotOpen, adviceBelowSettled],
-    async (uow, body, cardId) => answer(await cardTransactions.advise(uow, cardId, body.cardTransactionId, BigInt(body.amount))),
+    async (uow, body, cardId) => answer(await cardTransactions.network.advise(uow, { cardId }, { transaction: { cardTransactionId: body.cardTransactionId }, amount: BigInt(body.amount) })),
   );
 
   simulate(
@@ -138,6 +120,6 @@ export function sandboxCardRoutes(r: Routes, { cardTransactions }: { cardTransac
     'SETTLED again, or EXCEPTION when the funding source no longer covers it.',
     SimulateReferenceRequest,
     [cardTransactionNotFound, notRefunded],
-    (uow, body, cardId) => cardTransactions.reverseReturn(uow, cardId, body.cardTransactionId),
+    (uow, body, cardId) => cardTransactions.network.reverseReturn(uow, { cardId }, { transaction: { cardTransactionId: body.cardTransactionId } }),
   );
 }

@@ -1,0 +1,27 @@
+import type { CardId, PlatformId } from '../../core/ids.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
+import type { CardState, Executor } from '../../db/schema.js';
+import { cardNotFound } from './errors.js';
+import { cardView, type CardRow, type CardView } from './view.js';
+
+/** A card of the platform (CARD_NOT_FOUND otherwise), locked for the change when `lock`. */
+export async function loadCard(executor: Executor, platformId: PlatformId, cardId: CardId, lock = false): Promise<CardRow> {
+  let query = executor.selectFrom('cards').selectAll().where('platform_id', '=', platformId).where('id', '=', cardId);
+  if (lock) query = query.forNoKeyUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw cardNotFound();
+  return row;
+}
+
+/** Moves a card to a state and announces it with CARD.STATE_CHANGE. */
+export async function setCardState(uow: UnitOfWork, card: CardRow, state: CardState, reason: CardRow['state_reason']): Promise<CardView> {
+  const updated = await uow.tx
+    .updateTable('cards')
+    .set({ state, state_reason: reason, updated_at: uow.now })
+    .where('id', '=', card.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const view = cardView(updated);
+  uow.emit('CARD.STATE_CHANGE', view);
+  return view;
+}

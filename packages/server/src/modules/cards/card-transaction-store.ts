@@ -1,0 +1,105 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Gates } from '../../core/gates.js';
+import { isError } from '../../core/errors.js';
+import type { CardId, CardTransactionId, CustomerId, InternalAccountId, PlatformId } from '../../core/ids.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
+import type { Executor } from '../../db/schema.js';
+import { inSavepoint } from '../../db/savepoint.js';
+import { moves, type Ledger } from '../../ledger/index.js';
+import { insufficientFunds } from '../../ledger/errors.js';
+import { toJson } from '../../lib/json.js';
+import type { RateSource } from '../../fx/rate-source.js';
+import type { TransactionService } from '../transactions/service.js';
+import { cardTransactionNotFound } from './errors.js';
+import { cardTransactionView, type CardRow, type CardTransactionRow, type CardTransactionView } from './view.js';
+
+/** The payment kind of card transactions (their `transactions` index rows). */
+export const CARD = 'CARD';
+export const PULL_CONFIRMATION_JOB = 'card.pull.confirmation';
+/** How long the network's delayed pull confirmation takes (the reference's ~30 s). */
+export const DELAYED_PULL_MS = 30_000;
+
+/** What the card transaction functions work with; the service factory binds them to it. */
+export interface CardTransactionDeps {
+  ledger: Ledger;
+  rates: RateSource;
+  transactions: TransactionService;
+  loadCard: (executor: Executor, platformId: PlatformId, cardId: CardId) => Promise<CardRow>;
+  gates: Gates;
+}
+
+/** The aggregates a step of a card transaction may change. */
+export type CardTransactionChange = Partial<
+  Pick<CardTransactionRow, 'status' | 'hold_id' | 'authorized_minor' | 'settled_minor' | 'refunded_minor' | 'pull_count' | 'pull_total_minor' | 'pull_pending_count' | 'settlement_count' | 'refund_count'>
+>;
+
+export function selectCardTransactions(executor: Executor) {
+  return executor.selectFrom('card_transactions as ct').innerJoin('customers as c', 'c.id', 'ct.customer_id').selectAll('ct').select('c.platform_customer_id');
+}
+
+export async function lockCardTransaction(uow: UnitOfWork, cardId: CardId, id: CardTransactionId): Promise<CardTransactionRow> {
+  const row = await selectCardTransactions(uow.tx)
+    .where('ct.platform_id', '=', uow.platformId)
+    .where('ct.card_id', '=', cardId)
+    .where('ct.id', '=', id)
+    .forNoKeyUpdate('ct')
+    .executeTakeFirst();
+  if (!row) throw cardTransactionNotFound();
+  return row;
+}
+
+/** Keeps one step of a card transaction as a card event. */
+export async function recordCardEvent(uow: UnitOfWork, id: CardTransactionId, type: string, amount: bigint, status: string, details: Record<string, unknown> = {}): Promise<void> {
+  await uow.tx
+    .insertInto('card_events')
+    .values({ id: uuidv7(), platform_id: uow.platformId, card_transaction_id: id, type, amount_minor: amount, status, details: toJson(details), created_at: uow.now })
+    .execute();
+}
+
+export function announceCardTransaction(uow: UnitOfWork, row: CardTransactionRow): CardTransactionView {
+  const view = cardTransactionView(row);
+  uow.emit(`CARD_TRANSACTION.${row.status}`, view);
+  return view;
+}
+
+/** Writes the parent's new aggregates, keeps its index row in step, and announces it. */
+export async function saveCardTransaction(deps: Pick<CardTransactionDeps, 'transactions'>, uow: UnitOfWork, row: CardTransactionRow, change: CardTransactionChange): Promise<CardTransactionView> {
+  const updated = await uow.tx
+    .updateTable('card_transactions')
+    .set({ ...change, last_event_at: uow.now, updated_at: uow.now })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (change.status && change.status !== row.status) await deps.transactions.reindex(uow, row.id, change.status);
+  return announceCardTransaction(uow, { ...updated, platform_customer_id: row.platform_customer_id });
+}
+
+export async function cardholderOf(uow: UnitOfWork, customerId: CustomerId) {
+  return uow.tx.selectFrom('customers').select(['platform_customer_id', 'kyc_status', 'deleted_at']).where('id', '=', customerId).executeTakeFirstOrThrow();
+}
+
+/** Takes money from an account for the outside, or reports it could not (nothing is written then). */
+export async function tryPull(
+  { ledger }: Pick<CardTransactionDeps, 'ledger'>,
+  uow: UnitOfWork,
+  account: InternalAccountId,
+  currency: string,
+  amount: bigint,
+  id: CardTransactionId,
+  kind: string,
+): Promise<boolean> {
+  try {
+    await inSavepoint(uow.tx, () => ledger.book(uow, { kind, transactionId: id }, moves.spend(account, currency, amount)));
+    return true;
+  } catch (error) {
+    if (isError(error, insufficientFunds)) return false;
+    throw error;
+  }
+}
+
+/** What a return may still give back: the settled amount not yet returned, at most the money the source has net lost to this transaction. */
+export async function stillReturnable({ ledger }: Pick<CardTransactionDeps, 'ledger'>, uow: UnitOfWork, row: CardTransactionRow): Promise<bigint> {
+  const taken = -(await ledger.netMovement(uow.tx, row.account_id, row.id));
+  const unreturned = row.settled_minor - row.refunded_minor;
+  return taken < unreturned ? taken : unreturned;
+}
