@@ -1,6 +1,5 @@
 import type { CardId, CardTransactionId } from '../core/ids.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import type { CardTransactionView } from '../modules/cards/view.js';
 
 /**
  * The card network's inbound side: what an issuer processor sends about our cards, and what we
@@ -76,9 +75,17 @@ export interface ReturnReversalMessage {
   transaction: CardTransactionReference;
 }
 
+/**
+ * The card transaction as the cards module renders it (its API view). The port is generic over it,
+ * so the provider layer does not import the module; adapters see at least its id.
+ */
+export interface NetworkTransaction {
+  id: string;
+}
+
 /** The answer to an authorization-family request; the processor relays it to the network. */
-export type AuthorizationAnswer =
-  | { approved: true; transaction: CardTransactionView }
+export type AuthorizationAnswer<T extends NetworkTransaction = NetworkTransaction> =
+  | { approved: true; transaction: T }
   | { approved: false; issuerTransactionToken: string; declineReason: DeclineReason };
 
 /**
@@ -86,12 +93,12 @@ export type AuthorizationAnswer =
  * of a notice (an unknown card or transaction, a clearing of a closed one) are thrown as the cards
  * module's errors; an authorization is never refused, only declined.
  */
-export interface CardNetworkInbound {
-  authorize(uow: UnitOfWork, card: CardReference, request: AuthorizationRequest): Promise<AuthorizationAnswer>;
-  advise(uow: UnitOfWork, card: CardReference, advice: AdviceMessage): Promise<AuthorizationAnswer>;
-  clear(uow: UnitOfWork, card: CardReference, clearing: ClearingMessage): Promise<CardTransactionView>;
-  refund(uow: UnitOfWork, card: CardReference, refund: ReturnMessage): Promise<CardTransactionView>;
-  reverseReturn(uow: UnitOfWork, card: CardReference, reversal: ReturnReversalMessage): Promise<CardTransactionView>;
+export interface CardNetworkInbound<T extends NetworkTransaction = NetworkTransaction> {
+  authorize(uow: UnitOfWork, card: CardReference, request: AuthorizationRequest): Promise<AuthorizationAnswer<T>>;
+  advise(uow: UnitOfWork, card: CardReference, advice: AdviceMessage): Promise<AuthorizationAnswer<T>>;
+  clear(uow: UnitOfWork, card: CardReference, clearing: ClearingMessage): Promise<T>;
+  refund(uow: UnitOfWork, card: CardReference, refund: ReturnMessage): Promise<T>;
+  reverseReturn(uow: UnitOfWork, card: CardReference, reversal: ReturnReversalMessage): Promise<T>;
 }
 
 /** The processor's reference to one of our cards: the `processorRef` the card issuer gave it. */
@@ -103,12 +110,12 @@ export interface ProcessorCard {
  * What an adapter is handed: the same calls, each one message in its own unit of work (committed,
  * events included, before it returns) on the platform that owns the card.
  */
-export interface CardNetworkEntry {
-  authorize(card: ProcessorCard, request: AuthorizationRequest): Promise<AuthorizationAnswer>;
-  advise(card: ProcessorCard, advice: AdviceMessage): Promise<AuthorizationAnswer>;
-  clear(card: ProcessorCard, clearing: ClearingMessage): Promise<CardTransactionView>;
-  refund(card: ProcessorCard, refund: ReturnMessage): Promise<CardTransactionView>;
-  reverseReturn(card: ProcessorCard, reversal: ReturnReversalMessage): Promise<CardTransactionView>;
+export interface CardNetworkEntry<T extends NetworkTransaction = NetworkTransaction> {
+  authorize(card: ProcessorCard, request: AuthorizationRequest): Promise<AuthorizationAnswer<T>>;
+  advise(card: ProcessorCard, advice: AdviceMessage): Promise<AuthorizationAnswer<T>>;
+  clear(card: ProcessorCard, clearing: ClearingMessage): Promise<T>;
+  refund(card: ProcessorCard, refund: ReturnMessage): Promise<T>;
+  reverseReturn(card: ProcessorCard, reversal: ReturnReversalMessage): Promise<T>;
 }
 
 /**

@@ -9,6 +9,7 @@ import { inMs, scheduleJob } from '../../jobs/jobs.js';
 import { moves } from '../../ledger/index.js';
 import { insufficientFunds } from '../../ledger/errors.js';
 import { requireCurrency } from '../../lib/currencies.js';
+import type { CardTransactionView } from './view.js';
 import type { AuthorizationAnswer, AuthorizationKind, DeclineReason, Merchant, PullConfirmation } from '../../providers/card-network.js';
 import {
   announceCardTransaction,
@@ -38,7 +39,7 @@ export interface NetworkAuthorization {
   declinedBy?: DeclineReason | undefined;
 }
 
-export type AuthorizationResult = AuthorizationAnswer;
+export type AuthorizationResult = AuthorizationAnswer<CardTransactionView>;
 
 const CREDITS = new Set<AuthorizationKind>(['CREDIT_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION', 'CREDIT_AUTHORIZATION_ADVICE']);
 

@@ -4,6 +4,7 @@ import { paymentFixtures } from '../../../../../test/payments-fixtures.js';
 import type { Card, CardTransaction } from '../../../../../test/wire-types.js';
 import { isError, type ErrorSpec } from '../../core/errors.js';
 import type { InternalAccountId } from '../../core/ids.js';
+import type { CardTransactionView } from './view.js';
 import type { CardNetworkAdapter, CardNetworkEntry } from '../../providers/card-network.js';
 import { cardNotFound, cardTransactionNotFound, cardTransactionNotOpen } from './errors.js';
 import { cardTransactionsModule } from './index.js';
@@ -23,11 +24,12 @@ afterEach(() => vi.restoreAllMocks());
 /** A processor adapter as an operator would write one, minus the processor's wire protocol: it only keeps the entry it is connected to. */
 class TestProcessor implements CardNetworkAdapter {
   readonly name = 'test-processor';
-  private connected: CardNetworkEntry | undefined;
+  private connected: CardNetworkEntry<CardTransactionView> | undefined;
   connect(entry: CardNetworkEntry): void {
-    this.connected = entry;
+    // The cards module connects the entry it renders its own views with.
+    this.connected = entry as CardNetworkEntry<CardTransactionView>;
   }
-  get entry(): CardNetworkEntry {
+  get entry(): CardNetworkEntry<CardTransactionView> {
     if (!this.connected) throw new Error('the card transactions module did not connect the issuer’s network adapter');
     return this.connected;
   }
@@ -37,7 +39,7 @@ class TestProcessor implements CardNetworkAdapter {
 function withProcessor(): TestProcessor {
   const processor = new TestProcessor();
   const { providers } = t.container;
-  cardTransactionsModule.createService({ ...t.container, providers: { ...providers, cardIssuer: { ...providers.cardIssuer, network: processor } } });
+  cardTransactionsModule.createService({ ...t.container, settings: undefined, providers: { ...providers, cardIssuer: { ...providers.cardIssuer, network: processor } } });
   return processor;
 }
 

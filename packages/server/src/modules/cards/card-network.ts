@@ -16,8 +16,8 @@ import type { CardTransactionView } from './view.js';
 
 /** The card transaction rules the inbound port hands messages to (the service's, by card and transaction id). */
 export interface CardTransactionRules {
-  authorize(uow: UnitOfWork, cardId: CardId, auth: NetworkAuthorization): Promise<AuthorizationAnswer>;
-  advise(uow: UnitOfWork, cardId: CardId, id: CardTransactionId, amount: bigint): Promise<AuthorizationAnswer>;
+  authorize(uow: UnitOfWork, cardId: CardId, auth: NetworkAuthorization): Promise<AuthorizationAnswer<CardTransactionView>>;
+  advise(uow: UnitOfWork, cardId: CardId, id: CardTransactionId, amount: bigint): Promise<AuthorizationAnswer<CardTransactionView>>;
   clear(uow: UnitOfWork, cardId: CardId, id: CardTransactionId, amount: bigint): Promise<CardTransactionView>;
   refund(uow: UnitOfWork, cardId: CardId, id: CardTransactionId, amount: bigint): Promise<CardTransactionView>;
   reverseReturn(uow: UnitOfWork, cardId: CardId, id: CardTransactionId): Promise<CardTransactionView>;
@@ -50,7 +50,7 @@ async function transactionIdOf(uow: UnitOfWork, cardId: CardId, transaction: Car
  * message names and hands it to the card transaction rules. The sandbox's simulators and the entry
  * production adapters are connected to both call it; nothing else reaches the rules from outside.
  */
-export function createCardNetworkInbound(rules: CardTransactionRules): CardNetworkInbound {
+export function createCardNetworkInbound(rules: CardTransactionRules): CardNetworkInbound<CardTransactionView> {
   return {
     async authorize(uow, card, request) {
       const { kind, amount, currency, merchant, declinedBy } = request;
@@ -78,7 +78,7 @@ export function createCardNetworkInbound(rules: CardTransactionRules): CardNetwo
 export interface CardNetworkEntryDeps {
   db: Db;
   clock: Clock;
-  inbound: CardNetworkInbound;
+  inbound: CardNetworkInbound<CardTransactionView>;
 }
 
 /**
@@ -86,7 +86,7 @@ export interface CardNetworkEntryDeps {
  * that owns the card the processor names (an unknown or ambiguous reference is CARD_NOT_FOUND),
  * retried from the start on a serialization conflict, committed with its events before it answers.
  */
-export function openCardNetworkEntry({ db, clock, inbound }: CardNetworkEntryDeps): CardNetworkEntry {
+export function openCardNetworkEntry({ db, clock, inbound }: CardNetworkEntryDeps): CardNetworkEntry<CardTransactionView> {
   async function onCardsPlatform<T>(card: ProcessorCard, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
     const owners = await db.selectFrom('cards').select('platform_id').where('processor_ref', '=', card.processorRef).limit(2).execute();
     if (owners.length !== 1) throw cardNotFound();
