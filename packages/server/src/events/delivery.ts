@@ -1,7 +1,8 @@
 import { sql, type Selectable } from 'kysely';
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
-import type { Db, EventsTable } from '../db/schema.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, EventsTable, Executor } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { defineError } from '../core/errors.js';
 import { newId, type PlatformId } from '../core/ids.js';
@@ -71,15 +72,7 @@ export interface AttemptResult {
   durationMs: number;
 }
 
-export type WebhookDeliverer = ReturnType<typeof createWebhookDeliverer>;
-
-/**
- * Delivers the outbox. A batch of due events is leased (FOR UPDATE SKIP LOCKED, then a lease time
- * written and committed), sent without holding any database connection, and the outcome recorded.
- * Two workers never send one attempt at once; a crash between sending and recording lets the lease
- * lapse and the event is sent again: at least once, never lost.
- */
-export function createWebhookDeliverer(deps: {
+export interface WebhookDelivererDeps {
   db: Db;
   clock: Clock;
   keys: SigningKeys;
@@ -92,8 +85,25 @@ export function createWebhookDeliverer(deps: {
   batchSize?: number;
   /** How many requests are in flight at once; a batch can be larger, since it costs two statements to record. */
   concurrency?: number;
-}) {
-  const { db, clock, keys } = deps;
+}
+
+/** One deliverer's settings and running state, shared by the functions below. */
+export interface Delivery {
+  deps: WebhookDelivererDeps;
+  timeoutMs: number;
+  leaseMs: number;
+  batchSize: number;
+  limit: ReturnType<typeof pLimit>;
+  /** Aborted on stop: in-flight requests end at once instead of holding the shutdown up to their timeout. */
+  stopping: AbortController;
+  /** The poller's state, for its logger. */
+  state: { log: FastifyBaseLogger | undefined };
+}
+
+type DeliveryStatus = 'DELIVERED' | 'PENDING' | 'FAILED';
+type Tried = { event: EventRow; attempt: AttemptResult };
+
+function deliverySettings(deps: WebhookDelivererDeps): Omit<Delivery, 'state'> {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const leaseMs = deps.leaseMs ?? timeoutMs + 20_000;
   const concurrency = deps.concurrency ?? 16;
@@ -102,194 +112,213 @@ export function createWebhookDeliverer(deps: {
   // or another worker could take an event this one has not sent yet.
   const waves = Math.max(1, Math.floor(leaseMs / (2 * timeoutMs)));
   const batchSize = Math.min(deps.batchSize ?? 64, concurrency * waves);
-
-  /** Aborted on stop: in-flight requests end at once instead of holding the shutdown up to their timeout. */
   const stopping = new AbortController();
   // Every request in flight listens to it: far more than EventTarget's default warning threshold.
   setMaxListeners(0, stopping.signal);
+  return { deps, timeoutMs, leaseMs, batchSize, limit, stopping };
+}
 
-  async function claim(): Promise<EventRow[]> {
-    const realNow = clock.realNow();
-    const leaseUntil = new Date(realNow.getTime() + leaseMs);
-    const rows = await sql<EventRow>`
-      UPDATE events SET lease_until = ${leaseUntil}, attempts = attempts + 1
-      WHERE id IN (
-        SELECT e.id FROM events e JOIN platforms p ON p.id = e.platform_id
-        WHERE e.delivery_status = 'PENDING'
-          AND e.next_attempt_at <= ${realNow}::timestamptz + p.clock_offset_ms * interval '1 millisecond'
-          AND (e.lease_until IS NULL OR e.lease_until < ${realNow})
-        ORDER BY e.next_attempt_at, e.id
-        LIMIT ${batchSize}
-        FOR UPDATE OF e SKIP LOCKED)
-      RETURNING *`.execute(db);
-    return rows.rows;
+async function claim(d: Delivery): Promise<EventRow[]> {
+  const realNow = d.deps.clock.realNow();
+  const leaseUntil = new Date(realNow.getTime() + d.leaseMs);
+  const rows = await sql<EventRow>`
+    UPDATE events SET lease_until = ${leaseUntil}, attempts = attempts + 1
+    WHERE id IN (
+      SELECT e.id FROM events e JOIN platforms p ON p.id = e.platform_id
+      WHERE e.delivery_status = 'PENDING'
+        AND e.next_attempt_at <= ${realNow}::timestamptz + p.clock_offset_ms * interval '1 millisecond'
+        AND (e.lease_until IS NULL OR e.lease_until < ${realNow})
+      ORDER BY e.next_attempt_at, e.id
+      LIMIT ${d.batchSize}
+      FOR UPDATE OF e SKIP LOCKED)
+    RETURNING *`.execute(d.deps.db);
+  return rows.rows;
+}
+
+/** One HTTP attempt; never throws. */
+async function post(d: Delivery, platformId: PlatformId, url: string, body: string, eventId: string): Promise<AttemptResult> {
+  const started = Date.now();
+  const result = (partial: Omit<AttemptResult, 'url' | 'durationMs'>): AttemptResult => ({ url, durationMs: Date.now() - started, ...partial });
+  const failed = (error: string): AttemptResult => result({ statusCode: null, error: error.slice(0, 300), excerpt: null, retryAfter: null });
+  const syntax = checkWebhookUrlSyntax(url, d.deps.mode);
+  if (!syntax.ok) return failed(`endpoint refused: ${syntax.reason}`);
+  try {
+    const headers = deliveryHeaders(body, eventId, await d.deps.keys.forSigning(platformId));
+    const response = await d.deps.outbound.request(syntax.url, { method: 'POST', body, headers, timeoutMs: d.timeoutMs, signal: d.stopping.signal, maxBodyBytes: EXCERPT_BYTES });
+    return result({ statusCode: response.status, error: null, excerpt: response.text.slice(0, EXCERPT_CHARS), retryAfter: response.headers.get('retry-after') });
+  } catch (error) {
+    if (d.stopping.signal.aborted) return { ...failed('abandoned: the deliverer stopped'), abandoned: true };
+    if (!(error instanceof OutboundError)) return failed(error instanceof Error ? error.message : 'request failed');
+    return failed(error.failure === 'REFUSED' ? `endpoint refused: ${error.message}` : error.message);
   }
+}
 
-  /** One HTTP attempt; never throws. */
-  async function post(platformId: PlatformId, url: string, body: string, eventId: string): Promise<AttemptResult> {
-    const started = Date.now();
-    const result = (partial: Omit<AttemptResult, 'url' | 'durationMs'>): AttemptResult => ({ url, durationMs: Date.now() - started, ...partial });
-    const failed = (error: string): AttemptResult => result({ statusCode: null, error: error.slice(0, 300), excerpt: null, retryAfter: null });
-    const syntax = checkWebhookUrlSyntax(url, deps.mode);
-    if (!syntax.ok) return failed(`endpoint refused: ${syntax.reason}`);
-    try {
-      const headers = deliveryHeaders(body, eventId, await keys.forSigning(platformId));
-      const response = await deps.outbound.request(syntax.url, { method: 'POST', body, headers, timeoutMs, signal: stopping.signal, maxBodyBytes: EXCERPT_BYTES });
-      return result({ statusCode: response.status, error: null, excerpt: response.text.slice(0, EXCERPT_CHARS), retryAfter: response.headers.get('retry-after') });
-    } catch (error) {
-      if (stopping.signal.aborted) return { ...failed('abandoned: the deliverer stopped'), abandoned: true };
-      if (!(error instanceof OutboundError)) return failed(error instanceof Error ? error.message : 'request failed');
-      return failed(error.failure === 'REFUSED' ? `endpoint refused: ${error.message}` : error.message);
-    }
+/** What happens to an event after an attempt: delivered, retried later (when), or given up. */
+function nextStep(event: EventRow, attempt: AttemptResult, now: Date): { status: DeliveryStatus; nextAttemptAt: Date | null } {
+  const ok = attempt.statusCode !== null && ((attempt.statusCode >= 200 && attempt.statusCode < 300) || attempt.statusCode === 409);
+  if (ok) return { status: 'DELIVERED', nextAttemptAt: null };
+  const delay = Math.min(MAX_RETRY_GAP_MS, retryAfterMs(attempt.retryAfter, now.getTime()) ?? retryDelayMs(event.attempts));
+  const nextAttemptAt = new Date(now.getTime() + delay);
+  // TEST events are never retried; others for up to seven days.
+  if (event.type === 'TEST' || nextAttemptAt.getTime() > event.created_at.getTime() + RETRY_WINDOW_MS) return { status: 'FAILED', nextAttemptAt: null };
+  return { status: 'PENDING', nextAttemptAt };
+}
+
+type RecordedRow = Tried & { now: Date } & ReturnType<typeof nextStep>;
+
+async function writeRecords(tx: Executor, rows: RecordedRow[]): Promise<void> {
+  await tx
+    .insertInto('webhook_attempts')
+    .values(
+      rows.map(({ event, attempt, now, nextAttemptAt }) => ({
+        id: newId('WebhookAttempt'),
+        event_id: event.id,
+        platform_id: event.platform_id,
+        attempt: event.attempts,
+        url: attempt.url,
+        started_at: new Date(now.getTime() - attempt.durationMs),
+        duration_ms: attempt.durationMs,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+        response_excerpt: attempt.excerpt,
+        next_attempt_at: nextAttemptAt,
+      })),
+    )
+    .execute();
+  const changes = sql.join(
+    rows.map(({ event, now, status, nextAttemptAt }) => sql`(${event.id}, ${status}, ${nextAttemptAt}::timestamptz, ${status === 'DELIVERED' ? now : null}::timestamptz)`),
+  );
+  await sql`
+    UPDATE events e SET
+      delivery_status = c.status,
+      lease_until = NULL,
+      next_attempt_at = coalesce(c.next_attempt_at, e.next_attempt_at),
+      delivered_at = coalesce(c.delivered_at, e.delivered_at)
+    FROM (VALUES ${changes}) AS c(id, status, next_attempt_at, delivered_at)
+    WHERE e.id = c.id`.execute(tx);
+}
+
+/**
+ * Records a batch's attempts and moves their events on, in one transaction of two statements
+ * whatever the batch's size: on the embedded database the one connection is shared with the API,
+ * so round trips per delivery are what delivery throughput is made of.
+ */
+async function record(d: Delivery, results: Tried[]): Promise<DeliveryStatus[]> {
+  if (results.length === 0) return [];
+  const rows: RecordedRow[] = [];
+  for (const { event, attempt } of results) {
+    const now = await d.deps.clock.now(event.platform_id);
+    rows.push({ event, attempt, now, ...nextStep(event, attempt, now) });
   }
+  await d.deps.db.transaction().execute((tx) => writeRecords(tx, rows));
+  return rows.map((r) => r.status);
+}
 
-  /** What happens to an event after an attempt: delivered, retried later (when), or given up. */
-  function nextStep(event: EventRow, attempt: AttemptResult, now: Date): { status: 'DELIVERED' | 'PENDING' | 'FAILED'; nextAttemptAt: Date | null } {
-    const ok = attempt.statusCode !== null && ((attempt.statusCode >= 200 && attempt.statusCode < 300) || attempt.statusCode === 409);
-    if (ok) return { status: 'DELIVERED', nextAttemptAt: null };
-    const delay = Math.min(MAX_RETRY_GAP_MS, retryAfterMs(attempt.retryAfter, now.getTime()) ?? retryDelayMs(event.attempts));
-    const nextAttemptAt = new Date(now.getTime() + delay);
-    // TEST events are never retried; others for up to seven days.
-    if (event.type === 'TEST' || nextAttemptAt.getTime() > event.created_at.getTime() + RETRY_WINDOW_MS) return { status: 'FAILED', nextAttemptAt: null };
-    return { status: 'PENDING', nextAttemptAt };
+/** Sends one leased event; undefined when its platform has no endpoint (the event is skipped). */
+async function send(d: Delivery, event: EventRow): Promise<AttemptResult | undefined> {
+  const url = await d.deps.webhookEndpoint(event.platform_id);
+  if (!url) {
+    await d.deps.db.updateTable('events').set({ delivery_status: 'SKIPPED', lease_until: null }).where('id', '=', event.id).execute();
+    return undefined;
   }
+  return post(d, event.platform_id, url, event.body, event.id);
+}
 
-  /**
-   * Records a batch's attempts and moves their events on, in one transaction of two statements
-   * whatever the batch's size: on the embedded database the one connection is shared with the API,
-   * so round trips per delivery are what delivery throughput is made of.
-   */
-  async function record(results: { event: EventRow; attempt: AttemptResult }[]): Promise<('DELIVERED' | 'PENDING' | 'FAILED')[]> {
-    if (results.length === 0) return [];
-    type Step = ReturnType<typeof nextStep>;
-    const rows: ({ event: EventRow; attempt: AttemptResult; now: Date } & Step)[] = [];
-    for (const { event, attempt } of results) {
-      const now = await clock.now(event.platform_id);
-      rows.push({ event, attempt, now, ...nextStep(event, attempt, now) });
-    }
-    await db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('webhook_attempts')
-        .values(
-          rows.map(({ event, attempt, now, nextAttemptAt }) => ({
-            id: newId('WebhookAttempt'),
-            event_id: event.id,
-            platform_id: event.platform_id,
-            attempt: event.attempts,
-            url: attempt.url,
-            started_at: new Date(now.getTime() - attempt.durationMs),
-            duration_ms: attempt.durationMs,
-            status_code: attempt.statusCode,
-            error: attempt.error,
-            response_excerpt: attempt.excerpt,
-            next_attempt_at: nextAttemptAt,
-          })),
-        )
-        .execute();
-      const changes = sql.join(
-        rows.map(({ event, now, status, nextAttemptAt }) => sql`(${event.id}, ${status}, ${nextAttemptAt}::timestamptz, ${status === 'DELIVERED' ? now : null}::timestamptz)`),
-      );
-      await sql`
-        UPDATE events e SET
-          delivery_status = c.status,
-          lease_until = NULL,
-          next_attempt_at = coalesce(c.next_attempt_at, e.next_attempt_at),
-          delivered_at = coalesce(c.delivered_at, e.delivered_at)
-        FROM (VALUES ${changes}) AS c(id, status, next_attempt_at, delivered_at)
-        WHERE e.id = c.id`.execute(tx);
+/** Events whose request was abandoned on stop: their lease and the attempt they were counted are given back. */
+async function release(d: Delivery, events: EventRow[]): Promise<void> {
+  if (events.length === 0) return;
+  await d.deps.db
+    .updateTable('events')
+    .set((eb) => ({ lease_until: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', 'in', events.map((e) => e.id))
+    .execute();
+}
+
+/** Sends a claimed batch, at most `concurrency` requests at once; a send that throws is logged and left to its lease. */
+async function sendBatch(d: Delivery, batch: EventRow[]): Promise<Tried[]> {
+  const sent = await Promise.all(
+    batch.map((event) =>
+      d.limit(async () => {
+        try {
+          const attempt = await send(d, event);
+          return attempt ? { event, attempt } : undefined;
+        } catch (error) {
+          d.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed');
+          return undefined;
+        }
+      }),
+    ),
+  );
+  return sent.filter((r): r is Tried => r !== undefined);
+}
+
+/** Claims, sends and records batches until none is due (or the deliverer stops); returns how many events were claimed. */
+export async function drainOutbox(d: Delivery): Promise<number> {
+  let delivered = 0;
+  for (let round = 0; round < 1000 && !d.stopping.signal.aborted; round++) {
+    const batch = await claim(d);
+    if (batch.length === 0) break;
+    const tried = await sendBatch(d, batch);
+    await release(d, tried.filter((r) => r.attempt.abandoned).map((r) => r.event));
+    const attempts = tried.filter((r) => !r.attempt.abandoned);
+    const statuses = await record(d, attempts);
+    attempts.forEach(({ event, attempt }, i) => {
+      if (statuses[i] !== 'DELIVERED') d.state.log?.info({ eventId: event.id, attempt: event.attempts, status: attempt.statusCode, error: attempt.error }, 'webhook not delivered');
     });
-    return rows.map((r) => r.status);
+    delivered += batch.length;
   }
+  return delivered;
+}
 
-  /** Sends one leased event; undefined when its platform has no endpoint (the event is skipped). */
-  async function send(event: EventRow): Promise<AttemptResult | undefined> {
-    const url = await deps.webhookEndpoint(event.platform_id);
-    if (!url) {
-      await db.updateTable('events').set({ delivery_status: 'SKIPPED', lease_until: null }).where('id', '=', event.id).execute();
-      return undefined;
-    }
-    return post(event.platform_id, url, event.body, event.id);
+/**
+ * Sends a TEST event at once and reports what the endpoint answered. Recorded like any event,
+ * never retried.
+ */
+export async function sendTestEvent(d: Delivery, platformId: PlatformId): Promise<{ url: string; response_status: number; response_body: string }> {
+  const url = await d.deps.webhookEndpoint(platformId);
+  if (!url) throw webhookEndpointNotSet();
+  const at = await d.deps.clock.now(platformId);
+  const id = newId('Webhook');
+  const body = JSON.stringify({ id, type: 'TEST', timestamp: at.toISOString(), data: {} });
+  const event = await d.deps.db
+    .insertInto('events')
+    .values({ id, platform_id: platformId, type: 'TEST', payload: body, body, attempts: 1, next_attempt_at: at, lease_until: new Date(Date.now() + d.leaseMs), created_at: at })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const attempt = await post(d, platformId, url, body, id);
+  await record(d, [{ event, attempt }]);
+  const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
+  if (!ok) {
+    throw webhookDeliveryError(`The webhook endpoint did not accept the test event${attempt.statusCode ? ` (HTTP ${attempt.statusCode})` : `: ${attempt.error ?? 'no response'}`}`, {
+      url,
+      ...(attempt.statusCode !== null ? { response_status: attempt.statusCode } : {}),
+      ...(attempt.excerpt ? { response_body: attempt.excerpt } : {}),
+      ...(attempt.error ? { error: attempt.error } : {}),
+    });
   }
+  return { url, response_status: attempt.statusCode!, response_body: attempt.excerpt ?? '' };
+}
 
-  /** Events whose request was abandoned on stop: their lease and the attempt they were counted are given back. */
-  async function release(events: EventRow[]): Promise<void> {
-    if (events.length === 0) return;
-    await db
-      .updateTable('events')
-      .set((eb) => ({ lease_until: null, attempts: eb('attempts', '-', 1) }))
-      .where('id', 'in', events.map((e) => e.id))
-      .execute();
-  }
+export type WebhookDeliverer = ReturnType<typeof createWebhookDeliverer>;
 
-  async function drain(): Promise<number> {
-    let delivered = 0;
-    for (let round = 0; round < 1000 && !stopping.signal.aborted; round++) {
-      const batch = await claim();
-      if (batch.length === 0) break;
-      const sent = await Promise.all(
-        batch.map((event) =>
-          limit(async () => {
-            try {
-              const attempt = await send(event);
-              return attempt ? { event, attempt } : undefined;
-            } catch (error) {
-              poller.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed');
-              return undefined;
-            }
-          }),
-        ),
-      );
-      const tried = sent.filter((r): r is { event: EventRow; attempt: AttemptResult } => r !== undefined);
-      await release(tried.filter((r) => r.attempt.abandoned).map((r) => r.event));
-      const attempts = tried.filter((r) => !r.attempt.abandoned);
-      const statuses = await record(attempts);
-      attempts.forEach(({ event, attempt }, i) => {
-        if (statuses[i] !== 'DELIVERED') poller.state.log?.info({ eventId: event.id, attempt: event.attempts, status: attempt.statusCode, error: attempt.error }, 'webhook not delivered');
-      });
-      delivered += batch.length;
-    }
-    return delivered;
-  }
-
-  const poller = createPoller('webhook delivery', drain);
-
+/**
+ * Delivers the outbox. A batch of due events is leased (FOR UPDATE SKIP LOCKED, then a lease time
+ * written and committed), sent without holding any database connection, and the outcome recorded.
+ * Two workers never send one attempt at once; a crash between sending and recording lets the lease
+ * lapse and the event is sent again: at least once, never lost.
+ */
+export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
+  const poller = createPoller('webhook delivery', () => drainOutbox(delivery));
+  const delivery: Delivery = { ...deliverySettings(deps), state: poller.state };
   return {
     useLogger: poller.useLogger,
     runDue: poller.runDue,
     start: (intervalMs = 500) => poller.start(intervalMs),
     /** Stops polling and abandons requests in flight (their events are released and sent again later). */
     async stop(): Promise<void> {
-      stopping.abort();
+      delivery.stopping.abort();
       await poller.stop();
     },
-
-    /**
-     * Sends a TEST event at once and reports what the endpoint answered. Recorded like any event,
-     * never retried.
-     */
-    async sendTest(platformId: PlatformId): Promise<{ url: string; response_status: number; response_body: string }> {
-      const url = await deps.webhookEndpoint(platformId);
-      if (!url) throw webhookEndpointNotSet();
-      const at = await clock.now(platformId);
-      const id = newId('Webhook');
-      const body = JSON.stringify({ id, type: 'TEST', timestamp: at.toISOString(), data: {} });
-      const event = await db
-        .insertInto('events')
-        .values({ id, platform_id: platformId, type: 'TEST', payload: body, body, attempts: 1, next_attempt_at: at, lease_until: new Date(Date.now() + leaseMs), created_at: at })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const attempt = await post(platformId, url, body, id);
-      await record([{ event, attempt }]);
-      const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
-      if (!ok) {
-        throw webhookDeliveryError(`The webhook endpoint did not accept the test event${attempt.statusCode ? ` (HTTP ${attempt.statusCode})` : `: ${attempt.error ?? 'no response'}`}`, {
-          url,
-          ...(attempt.statusCode !== null ? { response_status: attempt.statusCode } : {}),
-          ...(attempt.excerpt ? { response_body: attempt.excerpt } : {}),
-          ...(attempt.error ? { error: attempt.error } : {}),
-        });
-      }
-      return { url, response_status: attempt.statusCode!, response_body: attempt.excerpt ?? '' };
-    },
+    sendTest: (platformId: PlatformId) => sendTestEvent(delivery, platformId),
   };
 }

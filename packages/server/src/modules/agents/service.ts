@@ -82,179 +82,193 @@ export interface PolicyPatch {
   approvalThresholds?: Policy['approvalThresholds'] | undefined;
 }
 
+export interface AgentServiceDeps {
+  db: Db;
+  clock: Clock;
+  customers: CustomerService;
+}
+
 export type AgentService = ReturnType<typeof createAgentService>;
+
+export async function loadAgent(executor: Executor, platformId: PlatformId, agentId: AgentId, lock = false): Promise<AgentRow> {
+  let query = executor.selectFrom('agents').selectAll().where('platform_id', '=', platformId).where('id', '=', agentId).where('deleted_at', 'is', null);
+  if (lock) query = query.forNoKeyUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw agentNotFound();
+  return row;
+}
+
+/** Ends an agent: deleted, its tokens and unredeemed device codes dead at once, announced (AGENT.REVOKED). */
+async function revoke(uow: UnitOfWork, row: AgentRow): Promise<void> {
+  const revoked = await uow.tx.updateTable('agents').set({ deleted_at: uow.now, updated_at: uow.now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+  await uow.tx.updateTable('agent_tokens').set({ revoked_at: uow.now }).where('agent_id', '=', row.id).where('revoked_at', 'is', null).execute();
+  await uow.tx.updateTable('agent_device_codes').set({ invalidated_at: uow.now }).where('agent_id', '=', row.id).where('redeemed_at', 'is', null).execute();
+  uow.emit('AGENT.REVOKED', agentView(revoked, uow.now));
+}
+
+/** A new device code for the agent; earlier unredeemed ones stop working. */
+async function issueDeviceCode(uow: UnitOfWork, agentId: AgentId): Promise<{ code: string; agentId: AgentId; expiresAt: string; redeemed: boolean }> {
+  await uow.tx
+    .updateTable('agent_device_codes')
+    .set({ invalidated_at: uow.now })
+    .where('agent_id', '=', agentId)
+    .where('redeemed_at', 'is', null)
+    .where('invalidated_at', 'is', null)
+    .execute();
+  const code = newDeviceCode();
+  const expiresAt = new Date(uow.now.getTime() + DEVICE_CODE_TTL_MS);
+  await uow.tx.insertInto('agent_device_codes').values({ code_hash: hashSecret(code), platform_id: uow.platformId, agent_id: agentId, expires_at: expiresAt, created_at: uow.now }).execute();
+  return { code, agentId, expiresAt: expiresAt.toISOString(), redeemed: false };
+}
+
+async function updateAgentRow(uow: UnitOfWork, agentId: AgentId, set: Partial<Pick<AgentRow, 'name' | 'is_paused'>> & { policy?: string }): Promise<AgentView> {
+  await loadAgent(uow.tx, uow.platformId, agentId, true);
+  const row = await uow.tx.updateTable('agents').set({ ...set, updated_at: uow.now }).where('id', '=', agentId).returningAll().executeTakeFirstOrThrow();
+  return agentView(row, uow.now);
+}
+
+export async function createAgent(deps: AgentServiceDeps, uow: UnitOfWork, input: { name: string; customerId: CustomerId; policy: Policy }) {
+  const customer = await deps.customers.findActive(uow.tx, uow.platformId, { id: input.customerId });
+  if (!customer) throw customerNotFound();
+  const row = await uow.tx
+    .insertInto('agents')
+    .values({
+      id: newId('Agent'),
+      platform_id: uow.platformId,
+      customer_id: customer.id,
+      name: input.name,
+      policy: JSON.stringify(input.policy),
+      usage_day: dayOf(uow.now),
+      usage_month: monthOf(uow.now),
+      created_at: uow.now,
+      updated_at: uow.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { agent: agentView(row, uow.now), deviceCode: await issueDeviceCode(uow, row.id) };
+}
+
+export async function listAgents(deps: AgentServiceDeps, { platformId, now }: Scope, filters: AgentFilters) {
+  let query = deps.db.selectFrom('agents as t').selectAll('t').where('t.platform_id', '=', platformId).where('t.deleted_at', 'is', null);
+  if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
+  if (filters.isPaused !== undefined) query = query.where('t.is_paused', '=', filters.isPaused);
+  if (filters.isConnected !== undefined) query = query.where('t.connected_at', filters.isConnected ? 'is not' : 'is', null);
+  if (filters.createdAfter) query = query.where('t.created_at', '>=', new Date(filters.createdAfter));
+  if (filters.createdBefore) query = query.where('t.created_at', '<=', new Date(filters.createdBefore));
+  if (filters.updatedAfter) query = query.where('t.updated_at', '>=', new Date(filters.updatedAfter));
+  if (filters.updatedBefore) query = query.where('t.updated_at', '<=', new Date(filters.updatedBefore));
+  return paginate(query, filters, (row) => agentView(row, now));
+}
+
+/** Rename, pause (its token is refused at once) or resume. */
+export function updateAgent(uow: UnitOfWork, agentId: AgentId, patch: { name?: string | undefined; isPaused?: boolean | undefined }): Promise<AgentView> {
+  return updateAgentRow(uow, agentId, { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.isPaused !== undefined ? { is_paused: patch.isPaused } : {}) });
+}
+
+/** Replaces the fields sent; spendingLimits is merged field by field. */
+export async function updateAgentPolicy(uow: UnitOfWork, agentId: AgentId, patch: PolicyPatch): Promise<AgentView> {
+  const row = await loadAgent(uow.tx, uow.platformId, agentId, true);
+  const current = row.policy as unknown as Policy;
+  const policy: Policy = {
+    ...current,
+    ...(patch.permissions ? { permissions: patch.permissions } : {}),
+    ...(patch.defaultExecutionMode ? { defaultExecutionMode: patch.defaultExecutionMode } : {}),
+    ...(patch.spendingLimits ? { spendingLimits: { ...current.spendingLimits, ...patch.spendingLimits } } : {}),
+    ...(patch.accountRestrictions ? { accountRestrictions: patch.accountRestrictions } : {}),
+    ...(patch.approvalThresholds ? { approvalThresholds: patch.approvalThresholds } : {}),
+  };
+  return updateAgentRow(uow, agentId, { policy: JSON.stringify(policy) });
+}
+
+/** Deletes the agent: its tokens stop working at once; its actions stay for the record. */
+export async function removeAgent(uow: UnitOfWork, agentId: AgentId): Promise<null> {
+  await revoke(uow, await loadAgent(uow.tx, uow.platformId, agentId, true));
+  return null;
+}
+
+/** Revokes every agent of a deleted customer (the customers module's `customer.deleted`). */
+export async function revokeAllAgentsOf(uow: UnitOfWork, customerId: CustomerId): Promise<void> {
+  const rows = await uow.tx
+    .selectFrom('agents')
+    .selectAll()
+    .where('platform_id', '=', uow.platformId)
+    .where('customer_id', '=', customerId)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .forNoKeyUpdate()
+    .execute();
+  for (const row of rows) await revoke(uow, row);
+}
+
+export async function renewDeviceCode(uow: UnitOfWork, agentId: AgentId) {
+  await loadAgent(uow.tx, uow.platformId, agentId, true);
+  return issueDeviceCode(uow, agentId);
+}
+
+/** GET /agents/device-codes/{code}/status: whether the agent redeemed it (the platform polls). */
+export async function deviceCodeStatus(deps: AgentServiceDeps, { platformId }: Scope, code: string): Promise<{ code: string; redeemed: boolean }> {
+  const row = await deps.db.selectFrom('agent_device_codes').select(['redeemed_at']).where('code_hash', '=', hashSecret(code)).where('platform_id', '=', platformId).executeTakeFirst();
+  if (!row) throw deviceCodeNotFound();
+  return { code, redeemed: row.redeemed_at !== null };
+}
+
+/**
+ * POST /agents/device-codes/{code}/redeem (no credentials: the code is the proof). Spends the code
+ * and mints the agent's access token, returned this once and stored only as its hash.
+ */
+export async function redeemDeviceCode(deps: AgentServiceDeps, code: string) {
+  const hash = hashSecret(code);
+  const found = await deps.db.selectFrom('agent_device_codes').select('platform_id').where('code_hash', '=', hash).executeTakeFirst();
+  if (!found) throw deviceCodeNotFound();
+  const now = await deps.clock.now(found.platform_id);
+  return deps.db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('agent_device_codes').selectAll().where('code_hash', '=', hash).forNoKeyUpdate().executeTakeFirstOrThrow();
+    if (row.redeemed_at || row.invalidated_at) throw deviceCodeUsed();
+    if (row.expires_at.getTime() <= now.getTime()) throw deviceCodeExpired();
+    const agent = await loadAgent(tx, row.platform_id, row.agent_id, true);
+    const accessToken = `agt_${randomBytes(32).toString('base64url')}`;
+    await tx.updateTable('agent_device_codes').set({ redeemed_at: now }).where('code_hash', '=', hash).execute();
+    await tx.insertInto('agent_tokens').values({ token_hash: hashSecret(accessToken), platform_id: row.platform_id, agent_id: agent.id, created_at: now }).execute();
+    await tx.updateTable('agents').set({ connected_at: agent.connected_at ?? now, updated_at: now }).where('id', '=', agent.id).execute();
+    return { agentId: agent.id, agentName: agent.name, accessToken, policy: agent.policy as unknown as Policy };
+  });
+}
+
+/**
+ * The agent behind a bearer token, checked on every agent request (never cached, so a pause or a
+ * deletion stops the token at once). A paused agent is known but refused (403).
+ */
+export async function verifyAgentToken(deps: AgentServiceDeps, token: string): Promise<AgentAuth | undefined> {
+  const row = await deps.db
+    .selectFrom('agent_tokens as t')
+    .innerJoin('agents as a', 'a.id', 't.agent_id')
+    .select(['a.id', 'a.platform_id', 'a.customer_id', 'a.is_paused'])
+    .where('t.token_hash', '=', hashSecret(token))
+    .where('t.revoked_at', 'is', null)
+    .where('a.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (row.is_paused) throw agentPaused();
+  return { platformId: row.platform_id, agent: { id: row.id, customerId: row.customer_id } };
+}
 
 /**
  * Agents: created by the platform for one customer with a policy, connected by redeeming a device
  * code for an access token (shown once, stored hashed), paused, resumed and deleted by the platform.
  */
-export function createAgentService({ db, clock, customers }: { db: Db; clock: Clock; customers: CustomerService }) {
-  async function load(executor: Executor, platformId: PlatformId, agentId: AgentId, lock = false): Promise<AgentRow> {
-    let query = executor.selectFrom('agents').selectAll().where('platform_id', '=', platformId).where('id', '=', agentId).where('deleted_at', 'is', null);
-    if (lock) query = query.forNoKeyUpdate();
-    const row = await query.executeTakeFirst();
-    if (!row) throw agentNotFound();
-    return row;
-  }
-
-  /** Ends an agent: deleted, its tokens and unredeemed device codes dead at once, announced (AGENT.REVOKED). */
-  async function revoke(uow: UnitOfWork, row: AgentRow): Promise<void> {
-    const revoked = await uow.tx.updateTable('agents').set({ deleted_at: uow.now, updated_at: uow.now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-    await uow.tx.updateTable('agent_tokens').set({ revoked_at: uow.now }).where('agent_id', '=', row.id).where('revoked_at', 'is', null).execute();
-    await uow.tx.updateTable('agent_device_codes').set({ invalidated_at: uow.now }).where('agent_id', '=', row.id).where('redeemed_at', 'is', null).execute();
-    uow.emit('AGENT.REVOKED', agentView(revoked, uow.now));
-  }
-
-  /** A new device code for the agent; earlier unredeemed ones stop working. */
-  async function issueDeviceCode(uow: UnitOfWork, agentId: AgentId): Promise<{ code: string; agentId: AgentId; expiresAt: string; redeemed: boolean }> {
-    await uow.tx
-      .updateTable('agent_device_codes')
-      .set({ invalidated_at: uow.now })
-      .where('agent_id', '=', agentId)
-      .where('redeemed_at', 'is', null)
-      .where('invalidated_at', 'is', null)
-      .execute();
-    const code = newDeviceCode();
-    const expiresAt = new Date(uow.now.getTime() + DEVICE_CODE_TTL_MS);
-    await uow.tx.insertInto('agent_device_codes').values({ code_hash: hashSecret(code), platform_id: uow.platformId, agent_id: agentId, expires_at: expiresAt, created_at: uow.now }).execute();
-    return { code, agentId, expiresAt: expiresAt.toISOString(), redeemed: false };
-  }
-
-  async function update(uow: UnitOfWork, agentId: AgentId, set: Partial<Pick<AgentRow, 'name' | 'is_paused'>> & { policy?: string }): Promise<AgentView> {
-    await load(uow.tx, uow.platformId, agentId, true);
-    const row = await uow.tx.updateTable('agents').set({ ...set, updated_at: uow.now }).where('id', '=', agentId).returningAll().executeTakeFirstOrThrow();
-    return agentView(row, uow.now);
-  }
-
+export function createAgentService(deps: AgentServiceDeps) {
   return {
-    load,
-
-    async create(uow: UnitOfWork, input: { name: string; customerId: CustomerId; policy: Policy }) {
-      const customer = await customers.findActive(uow.tx, uow.platformId, { id: input.customerId });
-      if (!customer) throw customerNotFound();
-      const row = await uow.tx
-        .insertInto('agents')
-        .values({
-          id: newId('Agent'),
-          platform_id: uow.platformId,
-          customer_id: customer.id,
-          name: input.name,
-          policy: JSON.stringify(input.policy),
-          usage_day: dayOf(uow.now),
-          usage_month: monthOf(uow.now),
-          created_at: uow.now,
-          updated_at: uow.now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { agent: agentView(row, uow.now), deviceCode: await issueDeviceCode(uow, row.id) };
-    },
-
-    async get({ platformId, now }: Scope, agentId: AgentId): Promise<AgentView> {
-      return agentView(await load(db, platformId, agentId), now);
-    },
-
-    async list({ platformId, now }: Scope, filters: AgentFilters) {
-      let query = db.selectFrom('agents as t').selectAll('t').where('t.platform_id', '=', platformId).where('t.deleted_at', 'is', null);
-      if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
-      if (filters.isPaused !== undefined) query = query.where('t.is_paused', '=', filters.isPaused);
-      if (filters.isConnected !== undefined) query = query.where('t.connected_at', filters.isConnected ? 'is not' : 'is', null);
-      if (filters.createdAfter) query = query.where('t.created_at', '>=', new Date(filters.createdAfter));
-      if (filters.createdBefore) query = query.where('t.created_at', '<=', new Date(filters.createdBefore));
-      if (filters.updatedAfter) query = query.where('t.updated_at', '>=', new Date(filters.updatedAfter));
-      if (filters.updatedBefore) query = query.where('t.updated_at', '<=', new Date(filters.updatedBefore));
-      return paginate(query, filters, (row) => agentView(row, now));
-    },
-
-    /** Rename, pause (its token is refused at once) or resume. */
-    update: (uow: UnitOfWork, agentId: AgentId, patch: { name?: string | undefined; isPaused?: boolean | undefined }) =>
-      update(uow, agentId, { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.isPaused !== undefined ? { is_paused: patch.isPaused } : {}) }),
-
-    /** Replaces the fields sent; spendingLimits is merged field by field. */
-    async updatePolicy(uow: UnitOfWork, agentId: AgentId, patch: PolicyPatch): Promise<AgentView> {
-      const row = await load(uow.tx, uow.platformId, agentId, true);
-      const current = row.policy as unknown as Policy;
-      const policy: Policy = {
-        ...current,
-        ...(patch.permissions ? { permissions: patch.permissions } : {}),
-        ...(patch.defaultExecutionMode ? { defaultExecutionMode: patch.defaultExecutionMode } : {}),
-        ...(patch.spendingLimits ? { spendingLimits: { ...current.spendingLimits, ...patch.spendingLimits } } : {}),
-        ...(patch.accountRestrictions ? { accountRestrictions: patch.accountRestrictions } : {}),
-        ...(patch.approvalThresholds ? { approvalThresholds: patch.approvalThresholds } : {}),
-      };
-      return update(uow, agentId, { policy: JSON.stringify(policy) });
-    },
-
-    /** Deletes the agent: its tokens stop working at once; its actions stay for the record. */
-    async remove(uow: UnitOfWork, agentId: AgentId): Promise<null> {
-      await revoke(uow, await load(uow.tx, uow.platformId, agentId, true));
-      return null;
-    },
-
-    /** Revokes every agent of a deleted customer (the customers module's `customer.deleted`). */
-    async revokeAllOf(uow: UnitOfWork, customerId: CustomerId): Promise<void> {
-      const rows = await uow.tx
-        .selectFrom('agents')
-        .selectAll()
-        .where('platform_id', '=', uow.platformId)
-        .where('customer_id', '=', customerId)
-        .where('deleted_at', 'is', null)
-        .orderBy('id')
-        .forNoKeyUpdate()
-        .execute();
-      for (const row of rows) await revoke(uow, row);
-    },
-
-    async newDeviceCode(uow: UnitOfWork, agentId: AgentId) {
-      await load(uow.tx, uow.platformId, agentId, true);
-      return issueDeviceCode(uow, agentId);
-    },
-
-    /** GET /agents/device-codes/{code}/status: whether the agent redeemed it (the platform polls). */
-    async deviceCodeStatus({ platformId }: Scope, code: string): Promise<{ code: string; redeemed: boolean }> {
-      const row = await db.selectFrom('agent_device_codes').select(['redeemed_at']).where('code_hash', '=', hashSecret(code)).where('platform_id', '=', platformId).executeTakeFirst();
-      if (!row) throw deviceCodeNotFound();
-      return { code, redeemed: row.redeemed_at !== null };
-    },
-
-    /**
-     * POST /agents/device-codes/{code}/redeem (no credentials: the code is the proof). Spends the code
-     * and mints the agent's access token, returned this once and stored only as its hash.
-     */
-    async redeem(code: string) {
-      const hash = hashSecret(code);
-      const found = await db.selectFrom('agent_device_codes').select('platform_id').where('code_hash', '=', hash).executeTakeFirst();
-      if (!found) throw deviceCodeNotFound();
-      const now = await clock.now(found.platform_id);
-      return db.transaction().execute(async (tx) => {
-        const row = await tx.selectFrom('agent_device_codes').selectAll().where('code_hash', '=', hash).forNoKeyUpdate().executeTakeFirstOrThrow();
-        if (row.redeemed_at || row.invalidated_at) throw deviceCodeUsed();
-        if (row.expires_at.getTime() <= now.getTime()) throw deviceCodeExpired();
-        const agent = await load(tx, row.platform_id, row.agent_id, true);
-        const accessToken = `agt_${randomBytes(32).toString('base64url')}`;
-        await tx.updateTable('agent_device_codes').set({ redeemed_at: now }).where('code_hash', '=', hash).execute();
-        await tx.insertInto('agent_tokens').values({ token_hash: hashSecret(accessToken), platform_id: row.platform_id, agent_id: agent.id, created_at: now }).execute();
-        await tx.updateTable('agents').set({ connected_at: agent.connected_at ?? now, updated_at: now }).where('id', '=', agent.id).execute();
-        return { agentId: agent.id, agentName: agent.name, accessToken, policy: agent.policy as unknown as Policy };
-      });
-    },
-
-    /**
-     * The agent behind a bearer token, checked on every agent request (never cached, so a pause or a
-     * deletion stops the token at once). A paused agent is known but refused (403).
-     */
-    async verifyAgentToken(token: string): Promise<AgentAuth | undefined> {
-      const row = await db
-        .selectFrom('agent_tokens as t')
-        .innerJoin('agents as a', 'a.id', 't.agent_id')
-        .select(['a.id', 'a.platform_id', 'a.customer_id', 'a.is_paused'])
-        .where('t.token_hash', '=', hashSecret(token))
-        .where('t.revoked_at', 'is', null)
-        .where('a.deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      if (row.is_paused) throw agentPaused();
-      return { platformId: row.platform_id, agent: { id: row.id, customerId: row.customer_id } };
-    },
+    load: loadAgent,
+    create: (uow: UnitOfWork, input: { name: string; customerId: CustomerId; policy: Policy }) => createAgent(deps, uow, input),
+    get: async ({ platformId, now }: Scope, agentId: AgentId): Promise<AgentView> => agentView(await loadAgent(deps.db, platformId, agentId), now),
+    list: (scope: Scope, filters: AgentFilters) => listAgents(deps, scope, filters),
+    update: updateAgent,
+    updatePolicy: updateAgentPolicy,
+    remove: removeAgent,
+    revokeAllOf: revokeAllAgentsOf,
+    newDeviceCode: renewDeviceCode,
+    deviceCodeStatus: (scope: Scope, code: string) => deviceCodeStatus(deps, scope, code),
+    redeem: (code: string) => redeemDeviceCode(deps, code),
+    verifyAgentToken: (token: string) => verifyAgentToken(deps, token),
   };
 }

@@ -93,189 +93,213 @@ function walletSettingsOf(wallet: Static<typeof EmbeddedWalletConfig>, publicUrl
   };
 }
 
-export type PlatformService = ReturnType<typeof createPlatformService>;
-
-const CONFIG_CACHE_MS = 1000;
-
-export function createPlatformService({
-  db,
-  clock,
-  ledger,
-  signingKeys,
-  mode,
-  publicUrl,
-}: {
+export interface PlatformServiceDeps {
   publicUrl: string;
   db: Db;
   clock: Clock;
   ledger: Pick<Ledger, 'openPlatformAccounts'>;
   signingKeys: SigningKeys;
   mode: 'sandbox' | 'production';
-}) {
+}
+
+/** The service's dependencies and its per-process config cache. */
+export interface PlatformContext extends PlatformServiceDeps {
+  configs: Map<string, { config: Record<string, unknown>; readAt: number }>;
+}
+
+type CurrencyLimits = { minAmount: number; maxAmount: number; enabledTransactionTypes: string[] };
+
+export type PlatformService = ReturnType<typeof createPlatformService>;
+
+const CONFIG_CACHE_MS = 1000;
+
+async function configOf(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<Record<string, unknown>> {
+  const cached = p.configs.get(platformId);
+  if (cached && Date.now() - cached.readAt < CONFIG_CACHE_MS) return cached.config;
+  const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
+  const config = row?.config ?? {};
+  p.configs.set(platformId, { config, readAt: Date.now() });
+  return config;
+}
+
+export async function createPlatform(p: PlatformContext, executor: Executor, input: { name: string; now: Date }): Promise<{ id: PlatformId; name: string }> {
+  const id = newId('Platform');
+  await executor
+    .insertInto('platforms')
+    .values({ id, name: input.name, config: JSON.stringify(defaultConfig()), created_at: input.now, updated_at: input.now })
+    .execute();
+  await p.ledger.openPlatformAccounts(executor, id, input.name, input.now);
+  await p.signingKeys.ensure(executor, id, input.now);
+  return { id, name: input.name };
+}
+
+export async function listPlatforms(p: PlatformContext): Promise<{ id: string; name: string; createdAt: string }[]> {
+  const rows = await p.db.selectFrom('platforms').select(['id', 'name', 'created_at']).orderBy('created_at').execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
+}
+
+export async function getConfig(p: PlatformContext, { platformId, now }: Scope): Promise<PlatformConfigView> {
+  const row = await p.db.selectFrom('platforms').selectAll().where('id', '=', platformId).executeTakeFirst();
+  if (!row) throw platformNotFound();
+  await p.signingKeys.ensure(p.db, platformId, now);
+  return withKeys(configView(row), await p.signingKeys.publicKeys(p.db, platformId, now));
+}
+
+/** Where this platform's webhooks go, if it set an endpoint. */
+export async function webhookEndpoint(p: PlatformContext, platformId: PlatformId): Promise<string | undefined> {
+  const endpoint = (await configOf(p, p.db, platformId)).webhookEndpoint;
+  return typeof endpoint === 'string' && endpoint !== '' ? endpoint : undefined;
+}
+
+/** Every invalid field of a config patch, beyond what its schema checks. */
+async function configPatchErrors(mode: PlatformServiceDeps['mode'], patch: ConfigPatch): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  patch.supportedCurrencies?.forEach((c, i) => {
+    if (c.minAmount > c.maxAmount) {
+      errors.push({ field: `supportedCurrencies.${i}.minAmount`, message: 'minAmount must not exceed maxAmount' });
+    }
+  });
+  const seen = new Set<string>();
+  patch.supportedCurrencies?.forEach((c, i) => {
+    if (seen.has(c.currencyCode)) errors.push({ field: `supportedCurrencies.${i}.currencyCode`, message: `${c.currencyCode} is listed twice` });
+    seen.add(c.currencyCode);
+  });
+  if (patch.webhookEndpoint !== undefined) {
+    const syntax = checkWebhookUrlSyntax(patch.webhookEndpoint, mode);
+    const resolved = syntax.ok && mode === 'production' ? await resolveDeliveryAddress(syntax.url, mode) : syntax;
+    if (!resolved.ok) errors.push({ field: 'webhookEndpoint', constraint: { format: 'uri' }, message: resolved.reason });
+  }
+  // The service fetches the issuer's discovery document and its keys: the same URL rules as webhook endpoints, for each.
+  patch.embeddedWalletConfig?.oidcIssuers?.forEach((provider, i) => {
+    for (const field of ['issuer', 'jwksUrl'] as const) {
+      const syntax = provider[field] === undefined ? undefined : checkWebhookUrlSyntax(provider[field], mode);
+      if (syntax?.ok === false) errors.push({ field: `embeddedWalletConfig.oidcIssuers.${i}.${field}`, constraint: { format: 'uri' }, message: syntax.reason });
+    }
+  });
+  return errors;
+}
+
+/** Sent fields replace stored ones (arrays whole). */
+export async function updateConfig(p: PlatformContext, ctx: UnitOfWork, patch: ConfigPatch): Promise<PlatformConfigView> {
+  const errors = await configPatchErrors(p.mode, patch);
+  if (errors.length > 0) throw invalidInput(errors);
+
+  const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forNoKeyUpdate().executeTakeFirstOrThrow();
+  const config = { ...row.config, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+  // Embedded-wallet fields left out of a request keep their values (the reference's rule).
+  if (patch.embeddedWalletConfig) config.embeddedWalletConfig = { ...((row.config.embeddedWalletConfig) ?? {}), ...patch.embeddedWalletConfig };
+  const updated = await ctx.tx
+    .updateTable('platforms')
+    .set({ config: JSON.stringify(config), updated_at: ctx.now })
+    .where('id', '=', ctx.platformId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  p.configs.delete(ctx.platformId);
+  // A new endpoint is greeted with a TEST event (delivered once, never retried).
+  if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== row.config.webhookEndpoint) {
+    ctx.emit('TEST', {});
+  }
+  return withKeys(configView(updated), await p.signingKeys.publicKeys(ctx.tx, ctx.platformId, ctx.now));
+}
+
+/** The platform's limits for a currency, or undefined when it has not enabled that currency. */
+export async function currencyLimits(p: PlatformContext, executor: Executor, platformId: PlatformId, currency: string): Promise<CurrencyLimits | undefined> {
+  const config = await configOf(p, executor, platformId);
+  const list = (config.supportedCurrencies ?? []) as ({ currencyCode: string } & CurrencyLimits)[];
+  return list.find((c) => c.currencyCode === currency);
+}
+
+/**
+ * Refuses an amount the platform does not allow: INVALID_AMOUNT when not positive, INVALID_CURRENCY
+ * when the currency or direction is not enabled, AMOUNT_OUT_OF_RANGE outside its min and max.
+ */
+export async function checkAmount(p: PlatformContext, executor: Executor, platformId: PlatformId, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING', field = 'amount'): Promise<void> {
+  if (amount <= 0n) throw amountNotPositive(field);
+  const limits = await currencyLimits(p, executor, platformId, currency);
+  if (!limits || !limits.enabledTransactionTypes.includes(direction)) throw currencyNotEnabled(currency, direction);
+  if (amount < BigInt(limits.minAmount) || amount > BigInt(limits.maxAmount)) throw amountOutOfRange(field, currency, limits);
+}
+
+/** The embedded-wallet settings, or undefined when the platform has not enabled embedded wallets. */
+export async function walletConfig(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<EmbeddedWalletSettings | undefined> {
+  const wallet = (await configOf(p, executor, platformId)).embeddedWalletConfig as Static<typeof EmbeddedWalletConfig> | undefined;
+  return wallet ? walletSettingsOf(wallet, p.publicUrl) : undefined;
+}
+
+/** The embedded-wallet settings, defaults filled in, whether or not new customers get wallets. */
+export async function walletSettings(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<EmbeddedWalletSettings> {
+  const wallet = (await configOf(p, executor, platformId)).embeddedWalletConfig as Static<typeof EmbeddedWalletConfig> | undefined;
+  return walletSettingsOf(wallet ?? {}, p.publicUrl);
+}
+
+/** Which currencies cards may be funded in and which origins may frame the reveal page. */
+export async function cardConfig(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<{ eligibleCurrencies: string[]; revealFrameAncestors: string[] }> {
+  return cardConfigOf(await configOf(p, executor, platformId));
+}
+
+/** The platform's own fees on cross-currency transfers, as its config lists them. */
+export async function feeConfigs(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<FeeConfig[]> {
+  const config = await configOf(p, executor, platformId);
+  return (config.feeConfigs ?? []) as FeeConfig[];
+}
+
+/** The payer data a currency's receivers require (the platform's requiredCounterpartyFields). */
+export async function requiredCounterpartyFields(p: PlatformContext, executor: Executor, platformId: PlatformId, currency: string): Promise<{ name: string; mandatory: boolean }[]> {
+  const config = await configOf(p, executor, platformId);
+  const list = (config.supportedCurrencies ?? []) as { currencyCode: string; requiredCounterpartyFields?: { name: string; mandatory: boolean }[] }[];
+  return list.find((c) => c.currencyCode === currency)?.requiredCounterpartyFields ?? [];
+}
+
+export async function umaDomain(executor: Executor, platformId: PlatformId): Promise<string> {
+  const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
+  const domain = row?.config.umaDomain;
+  return typeof domain === 'string' && domain !== '' ? domain : DEFAULT_UMA_DOMAIN;
+}
+
+export async function readClock(p: PlatformContext, { platformId }: Scope): Promise<{ now: string; offsetSeconds: number }> {
+  const row = await p.db.selectFrom('platforms').select('clock_offset_ms').where('id', '=', platformId).executeTakeFirstOrThrow();
+  p.clock.invalidate(platformId);
+  return { now: (await p.clock.now(platformId)).toISOString(), offsetSeconds: Math.floor(Number(row.clock_offset_ms) / 1000) };
+}
+
+/** Sandbox only: moves the platform's clock forward (never back, so nothing un-expires). */
+export async function advanceClock(p: PlatformContext, ctx: UnitOfWork, seconds: number): Promise<{ now: string; offsetSeconds: number }> {
+  const current = await ctx.tx.selectFrom('platforms').select('clock_offset_ms').where('id', '=', ctx.platformId).forNoKeyUpdate().executeTakeFirstOrThrow();
+  const offsetSeconds = Math.floor(Number(current.clock_offset_ms) / 1000);
+  if (offsetSeconds + seconds > MAX_CLOCK_OFFSET_SECONDS) throw clockOffsetTooLarge(offsetSeconds);
+  const row = await ctx.tx
+    .updateTable('platforms')
+    .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', BigInt(seconds) * 1000n) }))
+    .where('id', '=', ctx.platformId)
+    .returning('clock_offset_ms')
+    .executeTakeFirstOrThrow();
+  p.clock.invalidate(ctx.platformId);
+  return {
+    now: new Date(ctx.now.getTime() + seconds * 1000).toISOString(),
+    offsetSeconds: Math.floor(Number(row.clock_offset_ms) / 1000),
+  };
+}
+
+export function createPlatformService(deps: PlatformServiceDeps) {
   // Money moves read the currency limits on every request; a change made here is seen at once, one
   // made by another process within CONFIG_CACHE_MS.
-  const configs = new Map<string, { config: Record<string, unknown>; readAt: number }>();
-
-  async function configOf(executor: Executor, platformId: PlatformId): Promise<Record<string, unknown>> {
-    const cached = configs.get(platformId);
-    if (cached && Date.now() - cached.readAt < CONFIG_CACHE_MS) return cached.config;
-    const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
-    const config = row?.config ?? {};
-    configs.set(platformId, { config, readAt: Date.now() });
-    return config;
-  }
-
+  const p: PlatformContext = { ...deps, configs: new Map() };
   return {
-    async create(executor: Executor, input: { name: string; now: Date }): Promise<{ id: PlatformId; name: string }> {
-      const id = newId('Platform');
-      await executor
-        .insertInto('platforms')
-        .values({ id, name: input.name, config: JSON.stringify(defaultConfig()), created_at: input.now, updated_at: input.now })
-        .execute();
-      await ledger.openPlatformAccounts(executor, id, input.name, input.now);
-      await signingKeys.ensure(executor, id, input.now);
-      return { id, name: input.name };
-    },
-
-    async list(): Promise<{ id: string; name: string; createdAt: string }[]> {
-      const rows = await db.selectFrom('platforms').select(['id', 'name', 'created_at']).orderBy('created_at').execute();
-      return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
-    },
-
-    async getConfig({ platformId, now }: Scope): Promise<PlatformConfigView> {
-      const row = await db.selectFrom('platforms').selectAll().where('id', '=', platformId).executeTakeFirst();
-      if (!row) throw platformNotFound();
-      await signingKeys.ensure(db, platformId, now);
-      return withKeys(configView(row), await signingKeys.publicKeys(db, platformId, now));
-    },
-
-    /** Where this platform's webhooks go, if it set an endpoint. */
-    async webhookEndpoint(platformId: PlatformId): Promise<string | undefined> {
-      const endpoint = (await configOf(db, platformId)).webhookEndpoint;
-      return typeof endpoint === 'string' && endpoint !== '' ? endpoint : undefined;
-    },
-
-    /** Sent fields replace stored ones (arrays whole). */
-    async updateConfig(ctx: UnitOfWork, patch: ConfigPatch): Promise<PlatformConfigView> {
-      const errors: FieldError[] = [];
-      patch.supportedCurrencies?.forEach((c, i) => {
-        if (c.minAmount > c.maxAmount) {
-          errors.push({ field: `supportedCurrencies.${i}.minAmount`, message: 'minAmount must not exceed maxAmount' });
-        }
-      });
-      const seen = new Set<string>();
-      patch.supportedCurrencies?.forEach((c, i) => {
-        if (seen.has(c.currencyCode)) errors.push({ field: `supportedCurrencies.${i}.currencyCode`, message: `${c.currencyCode} is listed twice` });
-        seen.add(c.currencyCode);
-      });
-      if (patch.webhookEndpoint !== undefined) {
-        const syntax = checkWebhookUrlSyntax(patch.webhookEndpoint, mode);
-        const resolved = syntax.ok && mode === 'production' ? await resolveDeliveryAddress(syntax.url, mode) : syntax;
-        if (!resolved.ok) errors.push({ field: 'webhookEndpoint', constraint: { format: 'uri' }, message: resolved.reason });
-      }
-      // The service fetches the issuer's discovery document and its keys: the same URL rules as webhook endpoints, for each.
-      patch.embeddedWalletConfig?.oidcIssuers?.forEach((provider, i) => {
-        for (const field of ['issuer', 'jwksUrl'] as const) {
-          const syntax = provider[field] === undefined ? undefined : checkWebhookUrlSyntax(provider[field], mode);
-          if (syntax?.ok === false) errors.push({ field: `embeddedWalletConfig.oidcIssuers.${i}.${field}`, constraint: { format: 'uri' }, message: syntax.reason });
-        }
-      });
-      if (errors.length > 0) throw invalidInput(errors);
-
-      const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forNoKeyUpdate().executeTakeFirstOrThrow();
-      const config = { ...row.config, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
-      // Embedded-wallet fields left out of a request keep their values (the reference's rule).
-      if (patch.embeddedWalletConfig) config.embeddedWalletConfig = { ...((row.config.embeddedWalletConfig) ?? {}), ...patch.embeddedWalletConfig };
-      const updated = await ctx.tx
-        .updateTable('platforms')
-        .set({ config: JSON.stringify(config), updated_at: ctx.now })
-        .where('id', '=', ctx.platformId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      configs.delete(ctx.platformId);
-      // A new endpoint is greeted with a TEST event (delivered once, never retried).
-      if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== row.config.webhookEndpoint) {
-        ctx.emit('TEST', {});
-      }
-      return withKeys(configView(updated), await signingKeys.publicKeys(ctx.tx, ctx.platformId, ctx.now));
-    },
-
-    /**
-     * Refuses an amount the platform does not allow: INVALID_AMOUNT when not positive, INVALID_CURRENCY
-     * when the currency or direction is not enabled, AMOUNT_OUT_OF_RANGE outside its min and max.
-     */
-    async checkAmount(executor: Executor, platformId: PlatformId, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING', field = 'amount'): Promise<void> {
-      if (amount <= 0n) throw amountNotPositive(field);
-      const limits = await this.currencyLimits(executor, platformId, currency);
-      if (!limits || !limits.enabledTransactionTypes.includes(direction)) throw currencyNotEnabled(currency, direction);
-      if (amount < BigInt(limits.minAmount) || amount > BigInt(limits.maxAmount)) throw amountOutOfRange(field, currency, limits);
-    },
-
-    /** The platform's limits for a currency, or undefined when it has not enabled that currency. */
-    async currencyLimits(executor: Executor, platformId: PlatformId, currency: string): Promise<{ minAmount: number; maxAmount: number; enabledTransactionTypes: string[] } | undefined> {
-      const config = await configOf(executor, platformId);
-      const list = (config.supportedCurrencies ?? []) as { currencyCode: string; minAmount: number; maxAmount: number; enabledTransactionTypes: string[] }[];
-      return list.find((c) => c.currencyCode === currency);
-    },
-
-    /** Which currencies cards may be funded in and which origins may frame the reveal page. */
-    /** The embedded-wallet settings, or undefined when the platform has not enabled embedded wallets. */
-    async walletConfig(executor: Executor, platformId: PlatformId): Promise<EmbeddedWalletSettings | undefined> {
-      const wallet = (await configOf(executor, platformId)).embeddedWalletConfig as Static<typeof EmbeddedWalletConfig> | undefined;
-      return wallet ? walletSettingsOf(wallet, publicUrl) : undefined;
-    },
-
-    /** The embedded-wallet settings, defaults filled in, whether or not new customers get wallets. */
-    async walletSettings(executor: Executor, platformId: PlatformId): Promise<EmbeddedWalletSettings> {
-      const wallet = (await configOf(executor, platformId)).embeddedWalletConfig as Static<typeof EmbeddedWalletConfig> | undefined;
-      return walletSettingsOf(wallet ?? {}, publicUrl);
-    },
-
-    async cardConfig(executor: Executor, platformId: PlatformId): Promise<{ eligibleCurrencies: string[]; revealFrameAncestors: string[] }> {
-      return cardConfigOf(await configOf(executor, platformId));
-    },
-
-    /** The platform's own fees on cross-currency transfers, as its config lists them. */
-    async feeConfigs(executor: Executor, platformId: PlatformId): Promise<FeeConfig[]> {
-      const config = await configOf(executor, platformId);
-      return (config.feeConfigs ?? []) as FeeConfig[];
-    },
-
-    /** The payer data a currency's receivers require (the platform's requiredCounterpartyFields). */
-    async requiredCounterpartyFields(executor: Executor, platformId: PlatformId, currency: string): Promise<{ name: string; mandatory: boolean }[]> {
-      const config = await configOf(executor, platformId);
-      const list = (config.supportedCurrencies ?? []) as { currencyCode: string; requiredCounterpartyFields?: { name: string; mandatory: boolean }[] }[];
-      return list.find((c) => c.currencyCode === currency)?.requiredCounterpartyFields ?? [];
-    },
-
-    async umaDomain(executor: Executor, platformId: PlatformId): Promise<string> {
-      const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
-      const domain = row?.config.umaDomain;
-      return typeof domain === 'string' && domain !== '' ? domain : DEFAULT_UMA_DOMAIN;
-    },
-
-    async readClock({ platformId }: Scope): Promise<{ now: string; offsetSeconds: number }> {
-      const row = await db.selectFrom('platforms').select('clock_offset_ms').where('id', '=', platformId).executeTakeFirstOrThrow();
-      clock.invalidate(platformId);
-      return { now: (await clock.now(platformId)).toISOString(), offsetSeconds: Math.floor(Number(row.clock_offset_ms) / 1000) };
-    },
-
-    /** Sandbox only: moves the platform's clock forward (never back, so nothing un-expires). */
-    async advanceClock(ctx: UnitOfWork, seconds: number): Promise<{ now: string; offsetSeconds: number }> {
-      const current = await ctx.tx.selectFrom('platforms').select('clock_offset_ms').where('id', '=', ctx.platformId).forNoKeyUpdate().executeTakeFirstOrThrow();
-      const offsetSeconds = Math.floor(Number(current.clock_offset_ms) / 1000);
-      if (offsetSeconds + seconds > MAX_CLOCK_OFFSET_SECONDS) throw clockOffsetTooLarge(offsetSeconds);
-      const row = await ctx.tx
-        .updateTable('platforms')
-        .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', BigInt(seconds) * 1000n) }))
-        .where('id', '=', ctx.platformId)
-        .returning('clock_offset_ms')
-        .executeTakeFirstOrThrow();
-      clock.invalidate(ctx.platformId);
-      return {
-        now: new Date(ctx.now.getTime() + seconds * 1000).toISOString(),
-        offsetSeconds: Math.floor(Number(row.clock_offset_ms) / 1000),
-      };
-    },
+    create: (executor: Executor, input: { name: string; now: Date }) => createPlatform(p, executor, input),
+    list: () => listPlatforms(p),
+    getConfig: (scope: Scope) => getConfig(p, scope),
+    webhookEndpoint: (platformId: PlatformId) => webhookEndpoint(p, platformId),
+    updateConfig: (ctx: UnitOfWork, patch: ConfigPatch) => updateConfig(p, ctx, patch),
+    checkAmount: (executor: Executor, platformId: PlatformId, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING', field = 'amount') =>
+      checkAmount(p, executor, platformId, currency, amount, direction, field),
+    currencyLimits: (executor: Executor, platformId: PlatformId, currency: string) => currencyLimits(p, executor, platformId, currency),
+    walletConfig: (executor: Executor, platformId: PlatformId) => walletConfig(p, executor, platformId),
+    walletSettings: (executor: Executor, platformId: PlatformId) => walletSettings(p, executor, platformId),
+    cardConfig: (executor: Executor, platformId: PlatformId) => cardConfig(p, executor, platformId),
+    feeConfigs: (executor: Executor, platformId: PlatformId) => feeConfigs(p, executor, platformId),
+    requiredCounterpartyFields: (executor: Executor, platformId: PlatformId, currency: string) => requiredCounterpartyFields(p, executor, platformId, currency),
+    umaDomain,
+    readClock: (scope: Scope) => readClock(p, scope),
+    advanceClock: (ctx: UnitOfWork, seconds: number) => advanceClock(p, ctx, seconds),
   };
 }

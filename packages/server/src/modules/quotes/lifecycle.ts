@@ -1,4 +1,4 @@
-import { hasPrefix, type QuoteId, type TransactionId } from '../../core/ids.js';
+import { hasPrefix, type InternalAccountId, type QuoteId, type TransactionId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { JobHandler } from '../../jobs/jobs.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
@@ -43,163 +43,176 @@ export type QuoteLifecycle = ReturnType<typeof createQuoteLifecycle>;
  *   refund    the conversion reversed (the sender gets the total back)
  *   return    returnConversion: destination -received -> FX(R) | FX(S) -principal -> source (fees stay earned)
  */
-export function createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail }: QuoteLifecycleDeps) {
-  const source = (q: QuoteRow): Party => q.source_account_id ?? OUTSIDE;
-  const destination = (q: QuoteRow): Party => (hasPrefix('InternalAccount', q.destination_account_id) ? q.destination_account_id : OUTSIDE);
 
-  function conversion(q: QuoteRow): Move {
-    return moves.convert({
-      from: source(q),
-      sending: { currency: q.sending_currency, total: q.total_sending_minor, principal: q.principal_minor },
+const source = (q: QuoteRow): Party => q.source_account_id ?? OUTSIDE;
+const destination = (q: QuoteRow): Party => (hasPrefix('InternalAccount', q.destination_account_id) ? q.destination_account_id : OUTSIDE);
+
+function conversion(q: QuoteRow): Move {
+  return moves.convert({
+    from: source(q),
+    sending: { currency: q.sending_currency, total: q.total_sending_minor, principal: q.principal_minor },
+    receiving: { currency: q.receiving_currency, amount: q.total_receiving_minor },
+  });
+}
+
+async function externalOf(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow): Promise<ExternalAccountRow | undefined> {
+  if (!hasPrefix('ExternalAccount', q.destination_account_id)) return undefined;
+  return deps.externalAccounts.findAny(uow.tx, uow.platformId, q.destination_account_id);
+}
+
+/** A payout to an internal account completes at once; the payout rail decides the rest. */
+function decide(deps: QuoteLifecycleDeps, external: ExternalAccountRow | undefined): PayoutDecision {
+  return external ? deps.payoutRail.payout(railAccount(external)) : { kind: 'complete', afterMs: 0 };
+}
+
+/**
+ * Debits the sender into transit and schedules the payout's settlement: the move every execution
+ * path shares. The quote and its transaction are already PROCESSING (updated, or created so).
+ */
+export async function startPayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow, transaction: TransactionView, external: ExternalAccountRow | undefined): Promise<void> {
+  await deps.ledger.book(uow, { kind: 'QUOTE_EXECUTE', transactionId: q.transaction_id }, conversion(q));
+  const outcome = decide(deps, external);
+  await scheduleJob(uow, { kind: SETTLE_JOB, payload: { quoteId: q.id, outcome }, runAt: inMs(uow, outcome.afterMs) });
+  uow.emit('OUTGOING_PAYMENT.PROCESSING', transaction);
+}
+
+/** Executes a PENDING quote the caller has locked. */
+export async function executeLocked(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow): Promise<QuoteRow> {
+  const updated = await quoteRepo.setStatus(uow, q.id, 'PROCESSING', true);
+  const transaction = await deps.transactions.setStatus(uow, q.transaction_id, { status: 'PROCESSING' });
+  await startPayout(deps, uow, updated, transaction, await externalOf(deps, uow, q));
+  return updated;
+}
+
+/** The quote and its transaction FAILED with the refund's record; FAILED then REFUND_* events. */
+export async function recordFailure(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow, failure: Failure, executed = false): Promise<TransactionView> {
+  await quoteRepo.setStatus(uow, q.id, 'FAILED', executed);
+  const refund = refundRecord(q.transaction_id, uow.now, failure.refund, failure.refundReason);
+  const view = await deps.transactions.setStatus(uow, q.transaction_id, {
+    status: 'FAILED',
+    failureReason: failure.failureReason,
+    details: { refund, ...(failure.cancellationReason ? { cancellationReason: failure.cancellationReason } : {}) },
+  });
+  uow.emit('OUTGOING_PAYMENT.FAILED', view);
+  uow.emit(failure.refund === 'COMPLETED' ? 'OUTGOING_PAYMENT.REFUND_COMPLETED' : 'OUTGOING_PAYMENT.REFUND_FAILED', view);
+  return view;
+}
+
+/** Sends everything back to the sender (the conversion reversed); or, when the refund itself fails, leaves it in transit. */
+async function failPayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow, failure: Failure): Promise<TransactionView> {
+  if (failure.refund === 'COMPLETED') await deps.ledger.book(uow, { kind: 'QUOTE_REFUND', transactionId: q.transaction_id }, moves.reverse(conversion(q)));
+  return recordFailure(deps, uow, q, failure);
+}
+
+/** Paying an internal account: its owner sees an incoming transaction of its own. */
+async function createIncomingLeg(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow): Promise<TransactionView> {
+  const receiver = await deps.ledger.internalAccount(uow.tx, uow.platformId, q.destination_account_id as InternalAccountId);
+  return deps.transactions.create(uow, {
+    kind: QUOTE,
+    customerId: receiver.customer_id,
+    type: 'INCOMING',
+    status: 'COMPLETED',
+    senderAccountId: q.source_account_id,
+    receiverAccountId: q.destination_account_id,
+    sent: { amount: q.total_sending_minor, currency: q.sending_currency },
+    received: { amount: q.total_receiving_minor, currency: q.receiving_currency },
+    exchangeRate: q.exchange_rate,
+    quoteId: q.id,
+    description: q.description,
+    settledAt: uow.now,
+  });
+}
+
+/** The receiver has the money: transit pays the destination, and the fees go to their owners. */
+async function completePayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow): Promise<void> {
+  const payout = moves.settle(destination(q), q.receiving_currency, q.total_receiving_minor);
+  const fees = moves.collectFees(q.sending_currency, { service: q.service_fees_minor, platform: q.platform_fees_minor });
+  let incoming: TransactionView | undefined;
+  if (hasPrefix('InternalAccount', q.destination_account_id)) {
+    incoming = await createIncomingLeg(deps, uow, q);
+    await deps.ledger.book(uow, { kind: 'QUOTE_RECEIVED', transactionId: incoming.id }, payout);
+    await deps.ledger.book(uow, { kind: 'QUOTE_FEES', transactionId: q.transaction_id }, fees);
+  } else {
+    await deps.ledger.book(uow, { kind: 'QUOTE_SETTLED', transactionId: q.transaction_id }, payout, fees);
+  }
+  await quoteRepo.setStatus(uow, q.id, 'COMPLETED');
+  const view = await deps.transactions.setStatus(uow, q.transaction_id, { status: 'COMPLETED', settled: true });
+  uow.emit('OUTGOING_PAYMENT.COMPLETED', view);
+  if (incoming) uow.emit('INCOMING_PAYMENT.COMPLETED', incoming);
+}
+
+/** The beneficiary's bank sent a completed payout back: the principal returns at the locked rate; fees stay earned. */
+async function returnPayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow): Promise<void> {
+  await deps.ledger.book(
+    uow,
+    { kind: 'QUOTE_RETURNED', transactionId: q.transaction_id },
+    moves.returnConversion({
+      from: destination(q),
+      to: source(q),
       receiving: { currency: q.receiving_currency, amount: q.total_receiving_minor },
-    });
-  }
+      sending: { currency: q.sending_currency, principal: q.principal_minor },
+    }),
+  );
+  await recordFailure(deps, uow, q, { failureReason: 'COUNTERPARTY_POST_TX_FAILED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
+}
 
-  async function externalOf(uow: UnitOfWork, q: QuoteRow): Promise<ExternalAccountRow | undefined> {
-    if (!hasPrefix('ExternalAccount', q.destination_account_id)) return undefined;
-    return externalAccounts.findAny(uow.tx, uow.platformId, q.destination_account_id);
-  }
+/** quote.expire: a quote still PENDING at its expiry expires with its transaction. */
+export async function expireQuoteJob(deps: QuoteLifecycleDeps, uow: UnitOfWork, payload: Record<string, unknown>): Promise<void> {
+  const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
+  if (q.status !== 'PENDING') return;
+  await quoteRepo.setStatus(uow, q.id, 'EXPIRED');
+  const view = await deps.transactions.setStatus(uow, q.transaction_id, { status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
+  uow.emit('OUTGOING_PAYMENT.EXPIRED', view);
+}
 
-  /** A payout to an internal account completes at once; the payout rail decides the rest. */
-  function decide(external: ExternalAccountRow | undefined): PayoutDecision {
-    return external ? payoutRail.payout(railAccount(external)) : { kind: 'complete', afterMs: 0 };
+/** quote.settle: the payout rail's decision, taken when it is due. */
+export async function settleQuoteJob(deps: QuoteLifecycleDeps, uow: UnitOfWork, payload: Record<string, unknown>): Promise<void> {
+  const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
+  if (q.status !== 'PROCESSING') return; // cancelled meanwhile, or already settled
+  const outcome = payload.outcome as PayoutDecision;
+  if (outcome.kind === 'fail') {
+    await failPayout(deps, uow, q, outcome);
+    return;
   }
+  await completePayout(deps, uow, q);
+  if (outcome.kind === 'return') await scheduleJob(uow, { kind: RETURN_JOB, payload: { quoteId: q.id }, runAt: inMs(uow, outcome.returnAfterMs) });
+}
 
-  /**
-   * Debits the sender into transit and schedules the payout's settlement: the move every execution
-   * path shares. The quote and its transaction are already PROCESSING (updated, or created so).
-   */
-  async function startPayout(uow: UnitOfWork, q: QuoteRow, transaction: TransactionView, external: ExternalAccountRow | undefined): Promise<void> {
-    await ledger.book(uow, { kind: 'QUOTE_EXECUTE', transactionId: q.transaction_id }, conversion(q));
-    const outcome = decide(external);
-    await scheduleJob(uow, { kind: SETTLE_JOB, payload: { quoteId: q.id, outcome }, runAt: inMs(uow, outcome.afterMs) });
-    uow.emit('OUTGOING_PAYMENT.PROCESSING', transaction);
+/** quote.return: a completed payout comes back. */
+export async function returnQuoteJob(deps: QuoteLifecycleDeps, uow: UnitOfWork, payload: Record<string, unknown>): Promise<void> {
+  const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
+  if (q.status !== 'COMPLETED') return;
+  await returnPayout(deps, uow, q);
+}
+
+/**
+ * POST /transactions/{id}/cancel for a quote's payout: only while it is on a bank rail and not
+ * settled yet. Everything goes back to the sender.
+ */
+export async function cancelPayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, transactionId: TransactionId, reason: string | undefined): Promise<TransactionView> {
+  const row = await deps.transactions.lockRow(uow, transactionId);
+  // The incoming leg of a payout to an internal account has nothing to cancel.
+  if (row.type !== 'OUTGOING' || !row.quote_id) throw notCancellable('Only a bank payout that has not settled yet can be cancelled', row.status);
+  const q = await quoteRepo.lock(uow, row.quote_id);
+  const external = await externalOf(deps, uow, q);
+  if (q.status !== 'PROCESSING' || !external || isCrypto(q.receiving_currency)) {
+    throw notCancellable('Only a bank payout that has not settled yet can be cancelled', q.status);
   }
+  return failPayout(deps, uow, q, { failureReason: undefined, refund: 'COMPLETED', refundReason: 'USER_CANCELLATION', ...(reason ? { cancellationReason: reason } : {}) });
+}
 
-  /** Executes a PENDING quote the caller has locked. */
-  async function executeLocked(uow: UnitOfWork, q: QuoteRow): Promise<QuoteRow> {
-    const updated = await quoteRepo.setStatus(uow, q.id, 'PROCESSING', true);
-    const transaction = await transactions.setStatus(uow, q.transaction_id, { status: 'PROCESSING' });
-    await startPayout(uow, updated, transaction, await externalOf(uow, q));
-    return updated;
-  }
-
-  /** The quote and its transaction FAILED with the refund's record; FAILED then REFUND_* events. */
-  async function recordFailure(uow: UnitOfWork, q: QuoteRow, failure: Failure, executed = false): Promise<TransactionView> {
-    await quoteRepo.setStatus(uow, q.id, 'FAILED', executed);
-    const refund = refundRecord(q.transaction_id, uow.now, failure.refund, failure.refundReason);
-    const view = await transactions.setStatus(uow, q.transaction_id, {
-      status: 'FAILED',
-      failureReason: failure.failureReason,
-      details: { refund, ...(failure.cancellationReason ? { cancellationReason: failure.cancellationReason } : {}) },
-    });
-    uow.emit('OUTGOING_PAYMENT.FAILED', view);
-    uow.emit(failure.refund === 'COMPLETED' ? 'OUTGOING_PAYMENT.REFUND_COMPLETED' : 'OUTGOING_PAYMENT.REFUND_FAILED', view);
-    return view;
-  }
-
-  /** Sends everything back to the sender (the conversion reversed); or, when the refund itself fails, leaves it in transit. */
-  async function failPayout(uow: UnitOfWork, q: QuoteRow, failure: Failure): Promise<TransactionView> {
-    if (failure.refund === 'COMPLETED') await ledger.book(uow, { kind: 'QUOTE_REFUND', transactionId: q.transaction_id }, moves.reverse(conversion(q)));
-    return recordFailure(uow, q, failure);
-  }
-
-  /** The receiver has the money: transit pays the destination, and the fees go to their owners. */
-  async function completePayout(uow: UnitOfWork, q: QuoteRow): Promise<void> {
-    const payout = moves.settle(destination(q), q.receiving_currency, q.total_receiving_minor);
-    const fees = moves.collectFees(q.sending_currency, { service: q.service_fees_minor, platform: q.platform_fees_minor });
-    let incoming: TransactionView | undefined;
-    if (hasPrefix('InternalAccount', q.destination_account_id)) {
-      // Paying an internal account: its owner sees an incoming transaction of its own.
-      const receiver = await ledger.internalAccount(uow.tx, uow.platformId, q.destination_account_id);
-      incoming = await transactions.create(uow, {
-        kind: QUOTE,
-        customerId: receiver.customer_id,
-        type: 'INCOMING',
-        status: 'COMPLETED',
-        senderAccountId: q.source_account_id,
-        receiverAccountId: q.destination_account_id,
-        sent: { amount: q.total_sending_minor, currency: q.sending_currency },
-        received: { amount: q.total_receiving_minor, currency: q.receiving_currency },
-        exchangeRate: q.exchange_rate,
-        quoteId: q.id,
-        description: q.description,
-        settledAt: uow.now,
-      });
-      await ledger.book(uow, { kind: 'QUOTE_RECEIVED', transactionId: incoming.id }, payout);
-      await ledger.book(uow, { kind: 'QUOTE_FEES', transactionId: q.transaction_id }, fees);
-    } else {
-      await ledger.book(uow, { kind: 'QUOTE_SETTLED', transactionId: q.transaction_id }, payout, fees);
-    }
-    await quoteRepo.setStatus(uow, q.id, 'COMPLETED');
-    const view = await transactions.setStatus(uow, q.transaction_id, { status: 'COMPLETED', settled: true });
-    uow.emit('OUTGOING_PAYMENT.COMPLETED', view);
-    if (incoming) uow.emit('INCOMING_PAYMENT.COMPLETED', incoming);
-  }
-
-  /** The beneficiary's bank sent a completed payout back: the principal returns at the locked rate; fees stay earned. */
-  async function returnPayout(uow: UnitOfWork, q: QuoteRow): Promise<void> {
-    await ledger.book(
-      uow,
-      { kind: 'QUOTE_RETURNED', transactionId: q.transaction_id },
-      moves.returnConversion({
-        from: destination(q),
-        to: source(q),
-        receiving: { currency: q.receiving_currency, amount: q.total_receiving_minor },
-        sending: { currency: q.sending_currency, principal: q.principal_minor },
-      }),
-    );
-    await recordFailure(uow, q, { failureReason: 'COUNTERPARTY_POST_TX_FAILED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
-  }
-
+/** Binds the lifecycle's functions to their dependencies (the module registers `jobs`). */
+export function createQuoteLifecycle(deps: QuoteLifecycleDeps) {
   const jobs: Record<string, JobHandler> = {
-    async [EXPIRE_JOB](uow, payload) {
-      const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
-      if (q.status !== 'PENDING') return;
-      await quoteRepo.setStatus(uow, q.id, 'EXPIRED');
-      const view = await transactions.setStatus(uow, q.transaction_id, { status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
-      uow.emit('OUTGOING_PAYMENT.EXPIRED', view);
-    },
-
-    async [SETTLE_JOB](uow, payload) {
-      const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
-      if (q.status !== 'PROCESSING') return; // cancelled meanwhile, or already settled
-      const outcome = payload.outcome as PayoutDecision;
-      if (outcome.kind === 'fail') {
-        await failPayout(uow, q, outcome);
-        return;
-      }
-      await completePayout(uow, q);
-      if (outcome.kind === 'return') await scheduleJob(uow, { kind: RETURN_JOB, payload: { quoteId: q.id }, runAt: inMs(uow, outcome.returnAfterMs) });
-    },
-
-    async [RETURN_JOB](uow, payload) {
-      const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
-      if (q.status !== 'COMPLETED') return;
-      await returnPayout(uow, q);
-    },
+    [EXPIRE_JOB]: (uow, payload) => expireQuoteJob(deps, uow, payload),
+    [SETTLE_JOB]: (uow, payload) => settleQuoteJob(deps, uow, payload),
+    [RETURN_JOB]: (uow, payload) => returnQuoteJob(deps, uow, payload),
   };
-
   return {
-    executeLocked,
-    startPayout,
-    recordFailure,
+    executeLocked: (uow: UnitOfWork, q: QuoteRow): Promise<QuoteRow> => executeLocked(deps, uow, q),
+    startPayout: (uow: UnitOfWork, q: QuoteRow, transaction: TransactionView, external: ExternalAccountRow | undefined): Promise<void> => startPayout(deps, uow, q, transaction, external),
+    recordFailure: (uow: UnitOfWork, q: QuoteRow, failure: Failure, executed = false): Promise<TransactionView> => recordFailure(deps, uow, q, failure, executed),
     jobs,
-
-    /**
-     * POST /transactions/{id}/cancel for a quote's payout: only while it is on a bank rail and not
-     * settled yet. Everything goes back to the sender.
-     */
-    async cancel(uow: UnitOfWork, transactionId: TransactionId, reason: string | undefined): Promise<TransactionView> {
-      const row = await transactions.lockRow(uow, transactionId);
-      // The incoming leg of a payout to an internal account has nothing to cancel.
-      if (row.type !== 'OUTGOING' || !row.quote_id) throw notCancellable('Only a bank payout that has not settled yet can be cancelled', row.status);
-      const q = await quoteRepo.lock(uow, row.quote_id);
-      const external = await externalOf(uow, q);
-      if (q.status !== 'PROCESSING' || !external || isCrypto(q.receiving_currency)) {
-        throw notCancellable('Only a bank payout that has not settled yet can be cancelled', q.status);
-      }
-      return failPayout(uow, q, { failureReason: undefined, refund: 'COMPLETED', refundReason: 'USER_CANCELLATION', ...(reason ? { cancellationReason: reason } : {}) });
-    },
+    cancel: (uow: UnitOfWork, transactionId: TransactionId, reason: string | undefined): Promise<TransactionView> => cancelPayout(deps, uow, transactionId, reason),
   };
 }

@@ -1,0 +1,239 @@
+import { hasPrefix, newId, type CustomerId, type InternalAccountId, type QuoteId } from '../../core/ids.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
+import type { LockedSide } from '../../fx/conversion.js';
+import { inMs, scheduleJob } from '../../jobs/jobs.js';
+import type { AccountRow } from '../../ledger/index.js';
+import { canonicalJson } from '../../lib/json.js';
+import { customerNotFound, refuseUnlessReady } from '../customers/errors.js';
+import { holderName } from '../customers/service.js';
+import { externalAccountNotFound } from '../external-accounts/errors.js';
+import { railAccount, type ExternalAccountRow } from '../external-accounts/service.js';
+import { amountNotPositive } from '../platforms/errors.js';
+import { walletSignatureRequired } from '../signatures/errors.js';
+import { invalidReceiver, selfPayment } from '../transactions/errors.js';
+import type { TransactionView } from '../transactions/service.js';
+import { notTheSourceOwner, sameCurrency } from './errors.js';
+import { EXPIRE_JOB, QUOTE } from './lifecycle.js';
+import { quoteRepo } from './repo.js';
+import type { QuoteRequest, QuoteServiceDeps } from './service.js';
+import { quoteView, type QuoteRow, type QuoteView } from './view.js';
+
+interface ResolvedSource {
+  account?: AccountRow;
+  customerId: CustomerId | null;
+  /** The paying customer's verification status and deletion (null when the platform pays). */
+  customerStatus: string | null;
+  customerDeletedAt: Date | null;
+  currency: string;
+  view: Record<string, unknown>;
+  payerName?: string;
+}
+
+interface ResolvedDestination {
+  currency: string;
+  internal?: AccountRow;
+  external?: ExternalAccountRow;
+}
+
+type Priced = Awaited<ReturnType<QuoteServiceDeps['pricing']['price']>>;
+
+interface PricedQuote {
+  lockedSide: LockedSide;
+  lockedAmount: bigint;
+  priced: Priced;
+}
+
+/** What the quote row and its transaction are born with, decided before either is written. */
+interface QuoteDraft extends PricedQuote {
+  quoteId: QuoteId;
+  realtime: boolean;
+  status: 'PROCESSING' | 'PENDING';
+  executeNow: boolean;
+  reference: string | null;
+  expiresAt: Date;
+  instructions: unknown[] | null;
+}
+
+async function customerRow(deps: QuoteServiceDeps, uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string; deletedAt: Date | null }> {
+  const row = await deps.customers.findActive(uow.tx, uow.platformId, { id: customerId });
+  if (!row) throw customerNotFound();
+  return { id: row.id, name: holderName(row), status: row.kyc_status, deletedAt: row.deleted_at };
+}
+
+async function resolveAccountSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: QuoteRequest['source']): Promise<ResolvedSource> {
+  const account = await deps.ledger.internalAccount(uow.tx, uow.platformId, source.accountId!);
+  let customerId = account.customer_id;
+  let customerStatus = account.holder_status;
+  let customerDeletedAt = account.holder_deleted_at;
+  if (source.customerId !== undefined) {
+    if (account.customer_id !== null && source.customerId !== account.customer_id) throw notTheSourceOwner();
+    if (account.customer_id === null) ({ id: customerId, status: customerStatus, deletedAt: customerDeletedAt } = await customerRow(deps, uow, source.customerId));
+  }
+  return { account, customerId, customerStatus, customerDeletedAt, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
+}
+
+async function resolveSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: QuoteRequest['source']): Promise<ResolvedSource> {
+  if (source.sourceType === 'ACCOUNT') return resolveAccountSource(deps, uow, source);
+  deps.fundingRail.acceptsRealtime(source.currency!);
+  const customer = source.customerId === undefined ? undefined : await customerRow(deps, uow, source.customerId);
+  const customerId = customer?.id ?? null;
+  return {
+    customerId,
+    customerStatus: customer?.status ?? null,
+    customerDeletedAt: customer?.deletedAt ?? null,
+    currency: source.currency!,
+    view: { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(customerId ? { customerId } : {}) },
+    payerName: customer?.name ?? 'Moneta Sandbox',
+  };
+}
+
+/**
+ * Who may be paid: any internal account of the platform but the source itself, and an external
+ * account of the source's owner, or any of the platform's external accounts when the platform pays.
+ */
+async function resolveDestination(deps: QuoteServiceDeps, uow: UnitOfWork, destination: QuoteRequest['destination'], source: ResolvedSource): Promise<ResolvedDestination> {
+  if (destination.accountId === source.account?.id) throw selfPayment();
+  if (hasPrefix('InternalAccount', destination.accountId)) {
+    const account = await deps.ledger.internalAccount(uow.tx, uow.platformId, destination.accountId);
+    return { currency: account.currency, internal: account };
+  }
+  const external = await deps.externalAccounts.findAny(uow.tx, uow.platformId, destination.accountId);
+  if (!external) throw externalAccountNotFound();
+  const platformPays = source.account ? source.account.purpose === 'PLATFORM' : source.customerId === null;
+  if (!platformPays && external.customer_id !== source.customerId) {
+    throw invalidReceiver('The external account must belong to the sender (or the platform must be the one paying)', external.id);
+  }
+  deps.payoutRail.accepts(railAccount(external));
+  return { currency: external.currency, external };
+}
+
+/** Prices the quote and checks both sides against the platform's amount limits. */
+async function priceQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, destination: ResolvedDestination): Promise<PricedQuote> {
+  const lockedSide = request.lockedCurrencySide as LockedSide;
+  const lockedAmount = BigInt(request.lockedCurrencyAmount);
+  if (lockedAmount <= 0n) throw amountNotPositive('lockedCurrencyAmount');
+  const priced = await deps.pricing.price(uow.tx, uow.platformId, { sendingCurrency: source.currency, receivingCurrency: destination.currency, lockedSide, lockedAmount, at: uow.now });
+  const amounts = priced.amounts;
+  await deps.platforms.checkAmount(uow.tx, uow.platformId, source.currency, amounts.totalSending, 'OUTGOING', lockedSide === 'SENDING' ? 'lockedCurrencyAmount' : 'totalSendingAmount');
+  await deps.platforms.checkAmount(
+    uow.tx,
+    uow.platformId,
+    destination.currency,
+    amounts.totalReceiving,
+    destination.internal ? 'INCOMING' : 'OUTGOING',
+    lockedSide === 'RECEIVING' ? 'lockedCurrencyAmount' : 'totalReceivingAmount',
+  );
+  return { lockedSide, lockedAmount, priced };
+}
+
+/** The payload an embedded wallet signs to execute the quote. */
+function walletInstructions(request: QuoteRequest, source: ResolvedSource, destination: ResolvedDestination, quote: { quoteId: QuoteId; priced: Priced; expiresAt: Date }): unknown[] {
+  const { amounts } = quote.priced;
+  return [
+    {
+      accountOrWalletInfo: {
+        accountType: 'EMBEDDED_WALLET',
+        payloadToSign: canonicalJson({
+          type: 'QUOTE_EXECUTE',
+          quoteId: quote.quoteId,
+          sourceAccountId: source.account!.id,
+          destinationAccountId: request.destination.accountId,
+          totalSendingAmount: amounts.totalSending.toString(),
+          sendingCurrency: source.currency,
+          totalReceivingAmount: amounts.totalReceiving.toString(),
+          receivingCurrency: destination.currency,
+          expiresAt: quote.expiresAt.toISOString(),
+        }),
+      },
+    },
+  ];
+}
+
+function draftQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, destination: ResolvedDestination, pricedQuote: PricedQuote): QuoteDraft {
+  const quoteId = newId('Quote');
+  const realtime = request.source.sourceType === 'REALTIME_FUNDING';
+  // An embedded wallet is self-custodial: its quote executes only with the wallet's signature.
+  const fromWallet = source.account?.account_type === 'EMBEDDED_WALLET';
+  if (fromWallet && request.immediatelyExecute === true) throw walletSignatureRequired('immediatelyExecute');
+  // Executed at creation: both rows are born PROCESSING (a real-time funded quote waits for its money).
+  const executeNow = request.immediatelyExecute === true && !realtime;
+  const status = executeNow ? 'PROCESSING' : 'PENDING';
+  const reference = realtime ? `MNQ${quoteId.slice(-12).replace(/-/g, '').toUpperCase()}` : null;
+  const expiresAt = inMs(uow, deps.quoteTtlSeconds * 1000);
+  const instructions = reference
+    ? deps.fundingRail.quoteInstructions(source.currency, reference, source.payerName ?? 'Moneta Sandbox')
+    : fromWallet
+      ? walletInstructions(request, source, destination, { quoteId, priced: pricedQuote.priced, expiresAt })
+      : null;
+  return { ...pricedQuote, quoteId, realtime, status, executeNow, reference, expiresAt, instructions };
+}
+
+async function createQuoteTransaction(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, destination: ResolvedDestination, draft: QuoteDraft): Promise<TransactionView> {
+  const { amounts } = draft.priced;
+  return deps.transactions.create(uow, {
+    kind: QUOTE,
+    customerId: source.customerId,
+    type: 'OUTGOING',
+    status: draft.status,
+    senderAccountId: (source.account?.id as InternalAccountId | undefined) ?? null,
+    receiverAccountId: request.destination.accountId,
+    sent: { amount: amounts.totalSending, currency: source.currency },
+    received: { amount: amounts.totalReceiving, currency: destination.currency },
+    feesMinor: amounts.fees,
+    platformFeesMinor: amounts.platformFees,
+    exchangeRate: draft.priced.rate.toFixed(),
+    quoteId: draft.quoteId,
+    ...(draft.realtime ? { source: source.view } : {}),
+    reference: draft.reference,
+    description: request.description ?? null,
+  });
+}
+
+async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, destination: ResolvedDestination, draft: QuoteDraft, transaction: TransactionView): Promise<QuoteRow> {
+  const { amounts } = draft.priced;
+  return quoteRepo.insert(uow, {
+    id: draft.quoteId,
+    platform_id: uow.platformId,
+    customer_id: source.customerId,
+    status: draft.status,
+    source_type: draft.realtime ? 'REALTIME_FUNDING' : 'ACCOUNT',
+    source_account_id: (source.account?.id as InternalAccountId | undefined) ?? null,
+    destination_account_id: request.destination.accountId,
+    sending_currency: source.currency,
+    receiving_currency: destination.currency,
+    locked_side: draft.lockedSide,
+    locked_amount: draft.lockedAmount,
+    total_sending_minor: amounts.totalSending,
+    principal_minor: amounts.principal,
+    service_fees_minor: amounts.serviceFees,
+    platform_fees_minor: amounts.platformFees,
+    total_receiving_minor: amounts.totalReceiving,
+    exchange_rate: draft.priced.rate.toFixed(),
+    mid_rate: draft.priced.mid.toFixed(),
+    transaction_id: transaction.id,
+    funding_reference: draft.reference,
+    payment_instructions: draft.instructions ? JSON.stringify(draft.instructions) : null,
+    source: JSON.stringify(source.view),
+    destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId: request.destination.accountId }),
+    description: request.description ?? null,
+    expires_at: draft.expiresAt,
+    executed_at: draft.executeNow ? uow.now : null,
+    created_at: uow.now,
+    updated_at: uow.now,
+  });
+}
+
+/** Creates a quote and its outgoing transaction; executed at once when asked, else its expiry is scheduled. */
+export async function createQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> {
+  const source = await resolveSource(deps, uow, request.source);
+  refuseUnlessReady(source.customerId, source.customerStatus, source.customerDeletedAt);
+  const destination = await resolveDestination(deps, uow, request.destination, source);
+  if (source.currency === destination.currency) throw sameCurrency(source.currency);
+  const pricedQuote = await priceQuote(deps, uow, request, source, destination);
+  const draft = draftQuote(deps, uow, request, source, destination, pricedQuote);
+  const transaction = await createQuoteTransaction(deps, uow, request, source, destination, draft);
+  const row = await insertQuote(uow, request, source, destination, draft, transaction);
+  if (draft.executeNow) await deps.lifecycle.startPayout(uow, row, transaction, destination.external);
+  else await scheduleJob(uow, { kind: EXPIRE_JOB, payload: { quoteId: draft.quoteId }, runAt: draft.expiresAt });
+  return quoteView(row, uow.now);
+}
