@@ -30,12 +30,16 @@ export interface PaymentKinds {
   get(kind: string): PaymentKind | undefined;
 }
 
-/** What every module's service can use: the database, the time, the ledger and the outside world. */
+/**
+ * What every module's service can use: the database, the time, the ledger and the outside world.
+ * It says nothing of the mode: sandbox behaviour is in the providers chosen for it
+ * (providers/index.ts); composition that only exists in the sandbox (sandbox routes, the sandbox
+ * wallet page) reads `config.mode` where modules are registered, never in a service.
+ */
 export interface Infrastructure {
   config: Config;
   db: Db;
   databaseKind: 'pglite' | 'postgres';
-  sandbox: boolean;
   clock: Clock;
   sealer: Sealer;
   ledger: Ledger;
@@ -66,8 +70,7 @@ export type Container = Infrastructure &
 export function createContainer(deps: AppDeps): Container {
   const { config, db } = deps;
   const modules = deps.modules ?? allModules;
-  const sandbox = config.mode === 'sandbox';
-  const clock = deps.clock ?? createClock({ db, sandbox });
+  const clock = deps.clock ?? createClock({ db, sandbox: config.mode === 'sandbox' });
   const sealer = createSealer(deps.encryptionKey ?? randomBytes(32));
   const providers = createProviders(config);
   const kinds = new Map<string, PaymentKind>();
@@ -77,7 +80,6 @@ export function createContainer(deps: AppDeps): Container {
     config,
     db,
     databaseKind: deps.databaseKind,
-    sandbox,
     clock,
     sealer,
     ledger: createLedger({ db, fundingRail: providers.fundingRail }),

@@ -95,7 +95,7 @@ export function createLoginService(deps: CredentialDeps) {
           await uow.tx.updateTable('auth_credentials').set({ last_challenge_at: uow.now }).where('id', '=', credential.id).execute();
           return { credential, answer: { ...authMethodView(credential), credentialId: credential.webauthn_id!, challenge, requestId, expiresAt: expiresAt.toISOString() } };
         }
-        const otp = await issueOtp(uow.tx, uow, credential, settings, { sandbox: deps.sandbox, sealer: deps.sealer, bundleKey });
+        const otp = await issueOtp(uow.tx, uow, credential, settings, { codes: deps.codes, sealer: deps.sealer, bundleKey });
         return { credential, answer: { ...authMethodView(credential), otpEncryptionTargetBundle: otp.bundle }, delivery: otp.delivery };
       });
 
