@@ -123,7 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       const declare = createRoutes(api, { clock: container.clock, changes });
       for (const module of container.modules) {
         module.routes?.(declare, container);
-        if (container.sandbox) module.sandboxRoutes?.(declare, container);
+        if (container.config.mode === 'sandbox') module.sandboxRoutes?.(declare, container);
       }
     },
     { prefix: API_PREFIX },

@@ -34,8 +34,7 @@ export interface AppDeps {
 export function createContainer(deps: AppDeps): Container {
   const { config, db } = deps;
   const modules = deps.modules ?? allModules;
-  const sandbox = config.mode === 'sandbox';
-  const clock = deps.clock ?? createClock({ db, sandbox });
+  const clock = deps.clock ?? createClock({ db, sandbox: config.mode === 'sandbox' });
   const sealer = createSealer(deps.encryptionKey ?? randomBytes(32));
   const providers = createProviders(config);
   const kinds = new Map<string, PaymentKind>();
@@ -45,7 +44,6 @@ export function createContainer(deps: AppDeps): Container {
     config,
     db,
     databaseKind: deps.databaseKind,
-    sandbox,
     clock,
     sealer,
     ledger: createLedger({ db, fundingRail: providers.fundingRail }),

@@ -20,12 +20,16 @@ export interface PaymentKinds {
   get(kind: string): PaymentKind | undefined;
 }
 
-/** What every module's service can use: the database, the time, the ledger and the outside world. */
+/**
+ * What every module's service can use: the database, the time, the ledger and the outside world.
+ * It says nothing of the mode: sandbox behaviour is in the providers chosen for it
+ * (providers/index.ts); composition that only exists in the sandbox (sandbox routes, the sandbox
+ * wallet page) reads `config.mode` where modules are registered, never in a service.
+ */
 export interface Infrastructure {
   config: Config;
   db: Db;
   databaseKind: 'pglite' | 'postgres';
-  sandbox: boolean;
   clock: Clock;
   sealer: Sealer;
   ledger: Ledger;

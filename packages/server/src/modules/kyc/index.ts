@@ -17,6 +17,6 @@ export default defineModule({
     createKycService({ db, clock, customers, provider: providers.kyc, publicUrl: config.publicUrl, linkTtlSeconds: config.kycLinkTtlSeconds }),
   routes: kycRoutes,
   sandboxRoutes: sandboxKycRoutes,
-  pages: (app, container) => hostedKycPages(app.withTypeProvider<TypeBoxTypeProvider>(), { kyc: container.kyc, sandbox: container.sandbox }),
+  pages: (app, container) => hostedKycPages(app.withTypeProvider<TypeBoxTypeProvider>(), { kyc: container.kyc, sandbox: container.config.mode === 'sandbox' }),
   fixtures: async () => (await import('./fixtures.js')).fixtures,
 });

@@ -12,6 +12,6 @@ declare module '../../contract/module.js' {
 export default defineModule({
   name: 'signedRequests',
   needs: [],
-  createService: ({ sandbox, gates }) => createSignedRequestService({ sandbox, gates }),
+  createService: ({ providers, gates }) => createSignedRequestService({ verifier: providers.signatures, gates }),
   errors: SIGNATURE_ERRORS,
 });

@@ -4,13 +4,11 @@ import { newId } from '../../core/ids.js';
 import { SignatureRequired, type WalletSignature } from '../../core/signature.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { canonicalJson } from '../../lib/json.js';
+import type { SignatureVerifier } from '../../providers/signature-verifier.js';
 import { challengeExpired, challengeUnknown, challengeUsed, requestIdMissing, signatureBodyMismatch, signatureInvalid, signatureMalformed, signatureMissing } from './errors.js';
 
 /** How long a challenge can be answered. */
 export const SIGNED_REQUEST_TTL_MS = 5 * 60_000;
-
-/** The sandbox's stand-in signature (the reference's), accepted only in sandbox mode. */
-export const SANDBOX_SIGNATURES = new Set(['sandbox-valid-signature', 'sandbox-valid-passkey-signature']);
 
 /** An action that needs the end user's signature: what it is, what it acts on, and the request as sent. */
 export interface SignedAction {
@@ -49,14 +47,17 @@ declare module '../../core/gates.js' {
     /**
      * Checks a signature with the keys a module holds for the accounts (the wallet module: the live
      * sessions' keys). A signature verifies when some gate finds it VALID, and is MALFORMED when
-     * every gate finds it so. Without any gate no signature verifies outside the sandbox.
+     * every gate finds it so. Without any gate only what the SignatureVerifier accepts without a key
+     * verifies (the sandbox's stand-ins; nothing in production).
      */
     'signature.verify': { subject: SignatureCheck; verdict: SignatureVerdict };
   }
 }
 
-/** The verdict of every `signature.verify` gate, combined. */
-async function verifyWithGates(gates: Pick<Gates, 'of'>, uow: UnitOfWork, check: SignatureCheck): Promise<SignatureVerdict> {
+/** The verdict on a signature: the verifier's when it accepts it without a key, else every `signature.verify` gate's, combined. */
+async function verifySignature(deps: SignedRequestDeps, uow: UnitOfWork, check: SignatureCheck): Promise<SignatureVerdict> {
+  const { verifier, gates } = deps;
+  if (verifier.acceptsWithoutKey(check.signature)) return 'VALID';
   const verdicts: SignatureVerdict[] = [];
   for (const gate of gates.of('signature.verify')) {
     const verdict = await gate(uow, check);
@@ -72,12 +73,19 @@ function bodyHash(action: SignedAction): string {
 
 export type SignedRequestService = ReturnType<typeof createSignedRequestService>;
 
+export interface SignedRequestDeps {
+  /** Signatures that verify without a key (providers.signatures: the sandbox's stand-ins, none in production). */
+  verifier: SignatureVerifier;
+  /** The `signature.verify` checks other modules provide (the wallet module's session stamps). */
+  gates: Pick<Gates, 'of'>;
+}
+
 /**
  * The 202 signed-retry flow: the first call gets a challenge (payloadToSign, requestId, expiresAt)
  * and changes nothing; the retry repeats the request with Service-Wallet-Signature and Request-Id,
  * and goes ahead only when the signature verifies over that exact payload, once, before it expires.
  */
-export function createSignedRequestService({ sandbox, gates }: { sandbox: boolean; gates: Pick<Gates, 'of'> }) {
+export function createSignedRequestService(deps: SignedRequestDeps) {
   return {
     /** What an issued challenge was for (action and subject), to route a multi-leg flow's signed retry. */
     async pendingRequest(uow: UnitOfWork, requestId: string): Promise<{ action: string; subjectId: string } | undefined> {
@@ -91,8 +99,7 @@ export function createSignedRequestService({ sandbox, gates }: { sandbox: boolea
      */
     async verifyPayload(uow: UnitOfWork, input: { payloadToSign: string; signature: string | undefined; accountIds: readonly string[] }): Promise<void> {
       if (!input.signature) throw signatureMissing();
-      if (sandbox && SANDBOX_SIGNATURES.has(input.signature)) return;
-      const verdict = await verifyWithGates(gates, uow, { payloadToSign: input.payloadToSign, signature: input.signature, accountIds: input.accountIds });
+      const verdict = await verifySignature(deps, uow, { payloadToSign: input.payloadToSign, signature: input.signature, accountIds: input.accountIds });
       if (verdict === 'MALFORMED') throw signatureMalformed();
       if (verdict !== 'VALID') throw signatureInvalid();
     },
@@ -142,16 +149,13 @@ export function createSignedRequestService({ sandbox, gates }: { sandbox: boolea
       if (pending.expires_at.getTime() <= uow.now.getTime()) throw challengeExpired();
       if (pending.body_hash !== bodyHash(action)) throw signatureBodyMismatch();
 
-      const verdict =
-        sandbox && SANDBOX_SIGNATURES.has(signature)
-          ? 'VALID'
-          : await verifyWithGates(gates, uow, {
-              payloadToSign: pending.payload_to_sign,
-              signature,
-              accountIds: action.accountIds,
-              signers: action.signers,
-              signerPublicKey: pending.signer_public_key ?? undefined,
-            });
+      const verdict = await verifySignature(deps, uow, {
+        payloadToSign: pending.payload_to_sign,
+        signature,
+        accountIds: action.accountIds,
+        signers: action.signers,
+        signerPublicKey: pending.signer_public_key ?? undefined,
+      });
       if (verdict === 'MALFORMED') throw signatureMalformed();
       if (verdict !== 'VALID') throw signatureInvalid();
       await uow.tx.updateTable('signed_requests').set({ used_at: uow.now }).where('id', '=', pending.id).execute();

@@ -7,6 +7,7 @@ import type { Db } from '../../db/schema.js';
 import type { Sealer } from '../../lib/sealed.js';
 import type { OidcIdentity } from '../../lib/oidc.js';
 import type { Messenger } from '../../providers/messenger.js';
+import type { OtpIssuer } from '../../providers/otp-issuer.js';
 import type { EmbeddedWalletSettings } from '../platforms/service.js';
 import type { SignedRequestService } from '../signatures/service.js';
 import { contactMissing, emailOtpExists, lastCredential, oidcTokenInvalid, passkeyExists, passkeyRegistrationInvalid, smsOtpExists } from './errors.js';
@@ -20,9 +21,10 @@ import { authMethodView, type AuthMethodView } from './view.js';
 
 export interface CredentialDeps {
   db: Db;
-  sandbox: boolean;
   sealer: Sealer;
   messenger: Messenger;
+  /** Makes the one-time codes (providers.otp). */
+  codes: OtpIssuer;
   keys: BundleSigningKeys;
   signedRequests: SignedRequestService;
   settings: (executor: Db | UnitOfWork['tx'], scope: Scope) => Promise<EmbeddedWalletSettings>;
@@ -117,7 +119,7 @@ export function createCredentialService(deps: CredentialDeps) {
           updated_at: uow.now,
         };
         await uow.tx.insertInto('auth_credentials').values({ ...row, webauthn_transports: row.webauthn_transports ? JSON.stringify(row.webauthn_transports) : null }).execute();
-        const otp = contact ? await issueOtp(uow.tx, uow, row, settings, { sandbox: deps.sandbox, sealer: deps.sealer, bundleKey }) : undefined;
+        const otp = contact ? await issueOtp(uow.tx, uow, row, settings, { codes: deps.codes, sealer: deps.sealer, bundleKey }) : undefined;
         return { row, otp };
       });
 

@@ -16,7 +16,7 @@ declare module '../../contract/module.js' {
 export default defineModule({
   name: 'wallets',
   needs: ['platforms', 'signedRequests'],
-  createService: ({ db, sandbox, sealer, ledger, providers, platforms, signedRequests }) => createWalletService({ db, sandbox, sealer, ledger, providers, platforms, signedRequests }),
+  createService: ({ db, sealer, ledger, providers, platforms, signedRequests }) => createWalletService({ db, sealer, ledger, providers, platforms, signedRequests }),
   routes: (r, container) => {
     walletRoutes(r, container);
     delegatedKeyRoutes(r, container);
@@ -33,8 +33,8 @@ export default defineModule({
     'customer.contactChange': (uow, { customer, patch, signature }) => wallets.accounts.approveContactChange(uow, customer, patch, signature),
   }),
   // The sandbox wallet page (passkey, login, a signed action), in the sandbox only.
-  pages: async (app, { wallets, db, clock, sandbox }) => {
-    if (sandbox) await walletDemoPages(app, { wallets, db, clock, links: wallets.demoLinks });
+  pages: async (app, { wallets, db, clock, config }) => {
+    if (config.mode === 'sandbox') await walletDemoPages(app, { wallets, db, clock, links: wallets.demoLinks });
   },
   errors: WALLET_ERRORS,
   events: WALLET_EVENTS,

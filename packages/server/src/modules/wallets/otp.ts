@@ -1,4 +1,4 @@
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { newId } from '../../core/ids.js';
 import type { Scope } from '../../core/unit-of-work.js';
 import { notImplemented } from '../../core/errors.js';
@@ -6,25 +6,14 @@ import type { Tx } from '../../db/schema.js';
 import { createOtpTarget } from '../../crypto/bundles.js';
 import type { Sealer } from '../../lib/sealed.js';
 import { MessagingNotConfigured, type Messenger } from '../../providers/messenger.js';
+import type { OtpIssuer } from '../../providers/otp-issuer.js';
 import type { EmbeddedWalletSettings } from '../platforms/service.js';
 import { otpDeliveryFailed } from './errors.js';
 import type { BundleSigningKey } from './keys.js';
 import type { CredentialRow } from './repo.js';
 
-/** The sandbox's code, always (the reference's). */
-export const SANDBOX_OTP = '000000';
 /** Wrong codes a single issued code tolerates before it is burnt. */
 export const MAX_OTP_ATTEMPTS = 5;
-
-const ALPHANUMERIC = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
-
-export function newOtpCode(settings: Pick<EmbeddedWalletSettings, 'otpLength' | 'alphanumeric'>, sandbox: boolean): string {
-  if (sandbox) return SANDBOX_OTP;
-  const alphabet = settings.alphanumeric ? ALPHANUMERIC : '0123456789';
-  let code = '';
-  for (let i = 0; i < settings.otpLength; i++) code += alphabet[randomInt(alphabet.length)];
-  return code;
-}
 
 /** Codes are kept as an HMAC keyed by their challenge: a leaked row alone does not tell the code. */
 export function otpHash(challengeId: string, code: string): string {
@@ -48,7 +37,8 @@ export interface OtpDelivery {
 }
 
 /**
- * Issues a fresh code for an OTP credential: earlier live codes are superseded, the code is stored
+ * Issues a fresh code for an OTP credential (made by the OtpIssuer the installation was composed
+ * with: random, or the sandbox's fixed one): earlier live codes are superseded, the code is stored
  * hashed, its HPKE target key sealed. Returns the signed target bundle and what to deliver once
  * the transaction commits.
  */
@@ -57,10 +47,10 @@ export async function issueOtp(
   scope: Scope,
   credential: CredentialRow,
   settings: EmbeddedWalletSettings,
-  deps: { sandbox: boolean; sealer: Sealer; bundleKey: BundleSigningKey },
+  deps: { codes: OtpIssuer; sealer: Sealer; bundleKey: BundleSigningKey },
 ): Promise<{ bundle: string; delivery: OtpDelivery }> {
   const id = newId('Request');
-  const code = newOtpCode(settings, deps.sandbox);
+  const code = deps.codes.issue(settings);
   const target = createOtpTarget(deps.bundleKey.privateKey);
   await tx.updateTable('auth_challenges').set({ superseded_at: scope.now }).where('credential_id', '=', credential.id).where('used_at', 'is', null).where('superseded_at', 'is', null).execute();
   await tx

@@ -57,9 +57,8 @@ import {
   WalletParams,
   WalletUpdateRequest,
 } from './schemas.js';
-import type { WalletService } from './service.js';
-
 import { loadWallet } from './repo.js';
+import type { WalletService } from './service.js';
 
 const tags = ['Embedded Wallet Auth'];
 
@@ -69,6 +68,14 @@ function signatureOf(request: FastifyRequest): WalletSignature {
 }
 
 export function walletRoutes(r: Routes, { wallets }: { wallets: WalletService }): void {
+  credentialRoutes(r, wallets);
+  loginRoutes(r, wallets);
+  sessionRoutes(r, wallets);
+  walletAccountRoutes(r, wallets);
+}
+
+/** The bundle-signing key and the credentials of a wallet: register, list, revoke. */
+function credentialRoutes(r: Routes, wallets: WalletService): void {
   r.get(
     '/auth/bundle-signing-key',
     { schema: { tags, summary: 'The key that signs OTP target bundles and export bundles (pin it in clients)', response: { 200: BundleSigningKey } } },
@@ -116,7 +123,10 @@ export function walletRoutes(r: Routes, { wallets }: { wallets: WalletService })
     },
     async (uow, req) => (await wallets.credentials.revoke(uow, req.params.id, signatureOf(req))) ?? null,
   );
+}
 
+/** Logging in with a credential: a challenge, its verification into a session, and lifting a lock. */
+function loginRoutes(r: Routes, wallets: WalletService): void {
   r.postOutsideTransaction(
     '/auth/credentials/:id/challenge',
     {
@@ -169,7 +179,10 @@ export function walletRoutes(r: Routes, { wallets }: { wallets: WalletService })
     },
     (uow, req) => wallets.credentials.unlock(uow, req.params.id),
   );
+}
 
+/** A wallet's sessions: list, end, refresh. */
+function sessionRoutes(r: Routes, wallets: WalletService): void {
   r.get(
     '/auth/sessions',
     { schema: { tags, summary: 'List the active sessions of an embedded wallet', querystring: SessionListQuery, response: { 200: SessionList } } },
@@ -209,7 +222,10 @@ export function walletRoutes(r: Routes, { wallets }: { wallets: WalletService })
     },
     (uow, req) => wallets.sessions.refresh(uow, req.params.id, req.body.clientPublicKey, signatureOf(req)),
   );
+}
 
+/** Signed changes to the wallet account itself: its settings and exporting its secret. */
+function walletAccountRoutes(r: Routes, wallets: WalletService): void {
   r.patch(
     '/internal-accounts/:id',
     {
@@ -245,8 +261,6 @@ export function walletRoutes(r: Routes, { wallets }: { wallets: WalletService })
     (uow, req) => wallets.accounts.export(uow, req.params.id, req.body.clientPublicKey, signatureOf(req)),
   );
 }
-
-
 
 export function delegatedKeyRoutes(r: Routes, { wallets }: { wallets: WalletService }): void {
   r.post(

@@ -21,22 +21,22 @@ export type WalletService = ReturnType<typeof createWalletService>;
  * modules' actions (signatures, card spends, contact changes) is declared as gates in index.ts.
  */
 export function createWalletService(
-  deps: Pick<Infrastructure, 'db' | 'sandbox' | 'sealer' | 'ledger' | 'providers'> & { platforms: PlatformService; signedRequests: SignedRequestService },
+  deps: Pick<Infrastructure, 'db' | 'sealer' | 'ledger' | 'providers'> & { platforms: PlatformService; signedRequests: SignedRequestService },
 ) {
-  const { db, sandbox, sealer, ledger, providers, platforms, signedRequests } = deps;
+  const { db, sealer, ledger, providers, platforms, signedRequests } = deps;
   const keys = createBundleSigningKey({ db, sealer });
   const oidc = createOidcVerifier({ outbound: providers.outbound });
   const shared = {
     db,
-    sandbox,
     sealer,
     messenger: providers.messenger,
+    codes: providers.otp,
     keys,
     signedRequests,
     settings: (executor: Parameters<PlatformService['walletSettings']>[0], scope: { platformId: Parameters<PlatformService['walletSettings']>[1] }) => platforms.walletSettings(executor, scope.platformId),
     verifyOidc: async (token: string, settings: Awaited<ReturnType<PlatformService['walletSettings']>>, now: Date, nonce?: string) => {
       try {
-        return await oidc.verify(token, { issuers: settings.oidcIssuers, now, ...(nonce !== undefined ? { nonce } : {}), allowUnsignedFromUntrusted: sandbox });
+        return await oidc.verify(token, { issuers: settings.oidcIssuers, now, ...(nonce !== undefined ? { nonce } : {}), allowUnsignedFromUntrusted: providers.oidcTrust.acceptsUnsignedFromUntrusted });
       } catch (error) {
         if (error instanceof OidcError) throw oidcTokenInvalid(error.reason, error.message);
         throw error;
