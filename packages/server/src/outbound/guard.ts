@@ -1,7 +1,7 @@
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { createAllowList, type AllowList } from './allow-list.js';
-import { bareHost, lookupAnswering, publicOnly, resolveAdmittedAddresses, type AddressJudge, type LookupAll, type OutboundMode } from './urls.js';
+import { bareHost, checkWebhookUrlSyntax, lookupAnswering, publicOnly, resolveAdmittedAddresses, resolveDeliveryAddress, type AddressJudge, type LookupAll, type OutboundMode, type UrlCheck } from './urls.js';
 
 /**
  * The one way out: every HTTP request the service makes (webhook deliveries, OpenID discovery and
@@ -64,6 +64,11 @@ export interface OutboundResponse {
 export interface Outbound {
   readonly mode: OutboundMode;
   request(url: string | URL, init: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * Whether a URL a platform supplies (a webhook endpoint, an OIDC issuer) follows the rules of this
+   * mode; with `resolve`, in production, also that its name resolves to a public address now.
+   */
+  checkUrl(url: string, options?: { resolve?: boolean }): Promise<UrlCheck>;
   /** Closes pooled connections (shutdown, tests). */
   close(): Promise<void>;
 }
@@ -77,6 +82,12 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
 
   return {
     mode: policy.mode,
+    async checkUrl(url, options = {}) {
+      const syntax = checkWebhookUrlSyntax(url, policy.mode);
+      if (!syntax.ok || !options.resolve || policy.mode !== 'production') return syntax;
+      const resolved = await resolveDeliveryAddress(syntax.url, policy.mode, policy.lookup);
+      return resolved.ok ? syntax : resolved;
+    },
     async request(url, init) {
       const target = httpUrl(url);
       const deadline = startDeadline(init.timeoutMs, init.signal);

@@ -13,7 +13,7 @@ declare module '../../contract/module.js' {
 export default defineModule({
   name: 'platforms',
   needs: [],
-  createService: ({ db, clock, ledger, signingKeys, config }) => createPlatformService({ db, clock, ledger, signingKeys, mode: config.mode, publicUrl: config.publicUrl }),
+  createService: ({ db, clock, ledger, signingKeys, config, providers }) => createPlatformService({ db, clock, ledger, signingKeys, outbound: providers.outbound, publicUrl: config.publicUrl }),
   routes: platformRoutes,
   sandboxRoutes: sandboxClockRoutes,
   errors: PLATFORM_ERRORS,

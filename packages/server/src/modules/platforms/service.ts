@@ -10,7 +10,7 @@ import { CURRENCY_CODES } from '../../lib/currencies.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { PublicSigningKey, SigningKeys } from '../../events/signing-keys.js';
 import { amountNotPositive, amountOutOfRange, clockOffsetTooLarge, currencyNotEnabled, MAX_CLOCK_OFFSET_SECONDS, platformNotFound } from './errors.js';
-import { checkWebhookUrlSyntax, resolveDeliveryAddress } from '../../outbound/urls.js';
+import type { Outbound } from '../../outbound/guard.js';
 
 export type PlatformConfigView = Static<typeof PlatformConfig>;
 export type ConfigPatch = Static<typeof PlatformConfigUpdateRequest>;
@@ -99,7 +99,8 @@ export interface PlatformServiceDeps {
   clock: Clock;
   ledger: Pick<Ledger, 'openPlatformAccounts'>;
   signingKeys: SigningKeys;
-  mode: 'sandbox' | 'production';
+  /** Checks the URLs a platform supplies by the rules outbound requests follow (outbound/guard.ts). */
+  outbound: Pick<Outbound, 'checkUrl'>;
 }
 
 /** The service's dependencies and its per-process config cache. */
@@ -152,7 +153,7 @@ export async function webhookEndpoint(p: PlatformContext, platformId: PlatformId
 }
 
 /** Every invalid field of a config patch, beyond what its schema checks. */
-async function configPatchErrors(mode: PlatformServiceDeps['mode'], patch: ConfigPatch): Promise<FieldError[]> {
+async function configPatchErrors(outbound: PlatformServiceDeps['outbound'], patch: ConfigPatch): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   patch.supportedCurrencies?.forEach((c, i) => {
     if (c.minAmount > c.maxAmount) {
@@ -165,23 +166,22 @@ async function configPatchErrors(mode: PlatformServiceDeps['mode'], patch: Confi
     seen.add(c.currencyCode);
   });
   if (patch.webhookEndpoint !== undefined) {
-    const syntax = checkWebhookUrlSyntax(patch.webhookEndpoint, mode);
-    const resolved = syntax.ok && mode === 'production' ? await resolveDeliveryAddress(syntax.url, mode) : syntax;
+    const resolved = await outbound.checkUrl(patch.webhookEndpoint, { resolve: true });
     if (!resolved.ok) errors.push({ field: 'webhookEndpoint', constraint: { format: 'uri' }, message: resolved.reason });
   }
   // The service fetches the issuer's discovery document and its keys: the same URL rules as webhook endpoints, for each.
-  patch.embeddedWalletConfig?.oidcIssuers?.forEach((provider, i) => {
+  for (const [i, provider] of (patch.embeddedWalletConfig?.oidcIssuers ?? []).entries()) {
     for (const field of ['issuer', 'jwksUrl'] as const) {
-      const syntax = provider[field] === undefined ? undefined : checkWebhookUrlSyntax(provider[field], mode);
+      const syntax = provider[field] === undefined ? undefined : await outbound.checkUrl(provider[field]);
       if (syntax?.ok === false) errors.push({ field: `embeddedWalletConfig.oidcIssuers.${i}.${field}`, constraint: { format: 'uri' }, message: syntax.reason });
     }
-  });
+  }
   return errors;
 }
 
 /** Sent fields replace stored ones (arrays whole). */
 export async function updateConfig(p: PlatformContext, ctx: UnitOfWork, patch: ConfigPatch): Promise<PlatformConfigView> {
-  const errors = await configPatchErrors(p.mode, patch);
+  const errors = await configPatchErrors(p.outbound, patch);
   if (errors.length > 0) throw invalidInput(errors);
 
   const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forNoKeyUpdate().executeTakeFirstOrThrow();
