@@ -1,4 +1,4 @@
-import type { CardId, PlatformId } from '../../core/ids.js';
+import type { CardId, InternalAccountId, PlatformId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { CardState, Executor } from '../../db/schema.js';
 import { cardNotFound } from './errors.js';
@@ -24,4 +24,10 @@ export async function setCardState(uow: UnitOfWork, card: CardRow, state: CardSt
   const view = cardView(updated);
   uow.emit('CARD.STATE_CHANGE', view);
   return view;
+}
+
+/** A card's funding sources, in order, or undefined when the platform has no such card (read by the wallet module's delegated keys). */
+export async function fundingSourcesOf(executor: Executor, platformId: PlatformId, cardId: CardId): Promise<readonly InternalAccountId[] | undefined> {
+  const card = await executor.selectFrom('cards').select('funding_sources').where('platform_id', '=', platformId).where('id', '=', cardId).executeTakeFirst();
+  return card?.funding_sources;
 }

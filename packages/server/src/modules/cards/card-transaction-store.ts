@@ -12,6 +12,7 @@ import type { RateSource } from '../../fx/rate-source.js';
 import type { TransactionService } from '../transactions/service.js';
 import { cardTransactionNotFound } from './errors.js';
 import { cardTransactionView, type CardRow, type CardTransactionRow, type CardTransactionView } from './view.js';
+import { customerField, customerFields } from '../customers/queries.js';
 
 /** The payment kind of card transactions (their `transactions` index rows). */
 export const CARD = 'CARD';
@@ -34,7 +35,10 @@ export type CardTransactionChange = Partial<
 >;
 
 export function selectCardTransactions(executor: Executor) {
-  return executor.selectFrom('card_transactions as ct').innerJoin('customers as c', 'c.id', 'ct.customer_id').selectAll('ct').select('c.platform_customer_id');
+  return executor
+    .selectFrom('card_transactions as ct')
+    .selectAll('ct')
+    .select(customerField('ct.customer_id', 'platform_customer_id').as('platform_customer_id'));
 }
 
 export async function lockCardTransaction(uow: UnitOfWork, cardId: CardId, id: CardTransactionId): Promise<CardTransactionRow> {
@@ -75,7 +79,7 @@ export async function saveCardTransaction(deps: Pick<CardTransactionDeps, 'trans
 }
 
 export async function cardholderOf(uow: UnitOfWork, customerId: CustomerId) {
-  return uow.tx.selectFrom('customers').select(['platform_customer_id', 'kyc_status', 'deleted_at']).where('id', '=', customerId).executeTakeFirstOrThrow();
+  return customerFields(uow.tx, customerId, ['platform_customer_id', 'kyc_status', 'deleted_at']);
 }
 
 /** Takes money from an account for the outside, or reports it could not (nothing is written then). */

@@ -4,6 +4,7 @@ import type { PlatformId, QuoteId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { quoteNotFound } from './errors.js';
 import type { QuoteRow } from './view.js';
+import { customerField } from '../customers/queries.js';
 
 /** The quotes table: every query scoped to the platform. */
 export const quoteRepo = {
@@ -20,9 +21,8 @@ export const quoteRepo = {
   async lock(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteRow & { customer_status: string | null; customer_deleted_at: Date | null }> {
     const row = await uow.tx
       .selectFrom('quotes as q')
-      .leftJoin('customers as c', 'c.id', 'q.customer_id')
       .selectAll('q')
-      .select(['c.kyc_status as customer_status', 'c.deleted_at as customer_deleted_at'])
+      .select([customerField('q.customer_id', 'kyc_status').as('customer_status'), customerField('q.customer_id', 'deleted_at').as('customer_deleted_at')])
       .where('q.platform_id', '=', uow.platformId)
       .where('q.id', '=', quoteId)
       .forNoKeyUpdate('q')

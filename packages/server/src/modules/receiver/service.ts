@@ -9,6 +9,7 @@ import { externalAccountNotFound } from '../external-accounts/errors.js';
 import type { CustomerService } from '../customers/service.js';
 import type { ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
+import { firstAccountCurrency } from '../../ledger/queries.js';
 
 export interface ReceiverLookup {
   accountId: string;
@@ -45,16 +46,8 @@ export function createReceiverService(deps: {
     if (sender.customerId === undefined && sender.senderUmaAddress === undefined) return DEFAULT_SENDER_CURRENCY;
     const customer = await deps.customers.findActive(db, platformId, sender.customerId !== undefined ? { id: sender.customerId } : { umaAddress: sender.senderUmaAddress! });
     if (!customer) throw customerNotFound();
-    const account = await db
-      .selectFrom('ledger_accounts')
-      .select('currency')
-      .where('platform_id', '=', platformId)
-      .where('customer_id', '=', customer.id)
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
-    return account?.currency ?? DEFAULT_SENDER_CURRENCY;
+    const currency = await firstAccountCurrency(db, platformId, customer.id);
+    return currency ?? DEFAULT_SENDER_CURRENCY;
   }
 
   return {

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Selectable, type UpdateObject } from 'kysely';
+import { sql, type Selectable, type UpdateObject } from 'kysely';
 import type { Database, Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { newId, type AccountId, type CardTransactionId, type CustomerId, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
@@ -7,6 +7,7 @@ import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
 import type { PaymentKinds } from '../../contract/container.js';
 import { notCancellable, transactionNotFound } from './errors.js';
 import './events.js';
+import { customerField, customersWithPlatformId } from '../customers/queries.js';
 
 type TransactionRow = Selectable<TransactionsTable> & { platform_customer_id: string | null };
 
@@ -136,14 +137,12 @@ export function transactionView(row: TransactionRow): TransactionView {
 function selectTransactions(executor: Executor) {
   return executor
     .selectFrom('transactions as t')
-    .leftJoin('customers as c', 'c.id', 't.customer_id')
     .selectAll('t')
-    .select('c.platform_customer_id');
+    .select(customerField('t.customer_id', 'platform_customer_id').as('platform_customer_id'));
 }
 
 /** RETURNING's column for the customer's platform id, so a written row comes back as a full view in one round trip. */
-const withPlatformCustomerId = (eb: ExpressionBuilder<Database, 'transactions'>) =>
-  eb.selectFrom('customers').select('platform_customer_id').whereRef('customers.id', '=', 'transactions.customer_id').as('platform_customer_id');
+const withPlatformCustomerId = customerField('transactions.customer_id', 'platform_customer_id').as('platform_customer_id');
 
 /** Changes one transaction of the platform and returns its view, in one round trip (404 when there is none). */
 async function update(tx: Tx, platformId: PlatformId, transactionId: TransactionId, set: UpdateObject<Database, 'transactions'>): Promise<TransactionView> {
@@ -307,7 +306,7 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
     async list({ platformId }: Scope, filters: TransactionFilters) {
       let query = selectTransactions(db).where('t.platform_id', '=', platformId);
       if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
-      if (filters.platformCustomerId !== undefined) query = query.where('c.platform_customer_id', '=', filters.platformCustomerId);
+      if (filters.platformCustomerId !== undefined) query = query.where('t.customer_id', 'in', customersWithPlatformId(platformId, filters.platformCustomerId));
       if (filters.accountIdentifier) {
         const account = filters.accountIdentifier as AccountId;
         query = query.where((eb) => eb.or([eb('t.sender_account_id', '=', account), eb('t.receiver_account_id', '=', account)]));

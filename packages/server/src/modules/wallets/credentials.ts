@@ -18,6 +18,7 @@ import { verifyPasskeyRegistration, type RegisteredPasskey } from './passkeys.js
 import { liveCredentials, loadCredential, loadWallet, revokeCredential, type CredentialRow } from './repo.js';
 import type { CredentialCreateInput } from './schemas.js';
 import { authMethodView, type AuthMethodView } from './view.js';
+import { customerFields } from '../customers/queries.js';
 
 export interface CredentialDeps {
   db: Db;
@@ -84,7 +85,7 @@ export function createCredentialService(deps: CredentialDeps) {
         }
         let contact: string | undefined;
         if (input.type === 'EMAIL_OTP' || input.type === 'SMS_OTP') {
-          const customer = await uow.tx.selectFrom('customers').select(['email', 'phone_number']).where('id', '=', wallet.customer_id).executeTakeFirstOrThrow();
+          const customer = await customerFields(uow.tx, wallet.customer_id, ['email', 'phone_number']);
           contact = (input.type === 'EMAIL_OTP' ? customer.email : customer.phone_number) ?? undefined;
           if (!contact) throw contactMissing(input.type === 'EMAIL_OTP' ? 'email' : 'phoneNumber');
         }

@@ -10,6 +10,8 @@ import { challengeUnknown } from '../signatures/errors.js';
 import type { SignedRequestService } from '../signatures/service.js';
 import { delegatedKeyActive, delegatedKeyNotActive, delegatedKeyNotFound, fundingSourceNotFound } from './errors.js';
 import { loadWallet } from './repo.js';
+import { fundingSourcesOf } from '../cards/card-store.js';
+import { accountsOf } from '../../ledger/queries.js';
 
 export interface DelegatedKeyInput {
   cardId: CardId;
@@ -87,10 +89,10 @@ export type DelegatedKeyService = ReturnType<typeof createDelegatedKeyService>;
  */
 export function createDelegatedKeyService({ db, sealer, signedRequests }: { db: Db; sealer: Sealer; signedRequests: SignedRequestService }) {
   async function checkSource(uow: UnitOfWork, input: DelegatedKeyInput): Promise<string> {
-    const card = await uow.tx.selectFrom('cards').select(['id', 'funding_sources']).where('platform_id', '=', uow.platformId).where('id', '=', input.cardId).executeTakeFirst();
-    if (!card || !card.funding_sources.includes(input.internalAccountId)) throw fundingSourceNotFound();
+    const sources = await fundingSourcesOf(uow.tx, uow.platformId, input.cardId);
+    if (!sources?.includes(input.internalAccountId)) throw fundingSourceNotFound();
     await loadWallet(uow.tx, uow.platformId, input.internalAccountId, true, 'internalAccountId');
-    const sourceId = fundingSourceId(card.id, input.internalAccountId);
+    const sourceId = fundingSourceId(input.cardId, input.internalAccountId);
     const active = await uow.tx.selectFrom('delegated_keys').select('id').where('funding_source_id', '=', sourceId).where('status', '=', 'ACTIVE').executeTakeFirst();
     if (active) throw delegatedKeyActive(active.id);
     return sourceId;
@@ -166,10 +168,9 @@ export function createDelegatedKeyService({ db, sealer, signedRequests }: { db: 
     async revokeAllOf(uow: UnitOfWork, customerId: CustomerId): Promise<void> {
       const keys = await uow.tx
         .selectFrom('delegated_keys as k')
-        .innerJoin('ledger_accounts as a', 'a.id', 'k.account_id')
         .selectAll('k')
         .where('k.platform_id', '=', uow.platformId)
-        .where('a.customer_id', '=', customerId)
+        .where('k.account_id', 'in', accountsOf(customerId))
         .where('k.status', '!=', 'REVOKED')
         .orderBy('k.id')
         .forNoKeyUpdate('k')

@@ -5,6 +5,7 @@ import { internalAccountNotFound } from '../../ledger/errors.js';
 import { credentialNotFound, notAWallet } from './errors.js';
 import { invalidInput } from '../../core/errors.js';
 import { isUncompressedPublicKeyHex } from '../../crypto/p256.js';
+import { isInternalAccount } from '../../ledger/queries.js';
 
 export type CredentialRow = Selectable<AuthCredentialsTable>;
 export type SessionRow = Selectable<AuthSessionsTable>;
@@ -20,8 +21,7 @@ export async function loadWallet(executor: Executor, platformId: PlatformId, acc
   if (lock) query = query.forNoKeyUpdate();
   const wallet = await query.executeTakeFirst();
   if (wallet) return wallet;
-  const account = await executor.selectFrom('ledger_accounts').select('id').where('platform_id', '=', platformId).where('id', '=', accountId).where('purpose', 'in', ['CUSTOMER', 'PLATFORM']).executeTakeFirst();
-  if (!account) throw internalAccountNotFound();
+  if (!(await isInternalAccount(executor, platformId, accountId))) throw internalAccountNotFound();
   throw notAWallet(field);
 }
 

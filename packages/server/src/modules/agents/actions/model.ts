@@ -15,6 +15,7 @@ import { permissionMissing } from '../errors.js';
 import { hasPermission } from '../policy.js';
 import type { AgentPermission, Policy } from '../schemas.js';
 import type { AgentRow, AgentService } from '../service.js';
+import { customerFields } from '../../customers/queries.js';
 
 export type ActionRow = Selectable<AgentActionsTable>;
 
@@ -90,7 +91,7 @@ export async function customersAccount(deps: AgentActionDeps, executor: Executor
 
 export async function actionView(deps: AgentActionDeps, executor: Executor, scope: Pick<Scope, 'platformId' | 'now'>, row: ActionRow): Promise<AgentActionView> {
   const request = row.request as unknown as ActionRequest;
-  const customer = await executor.selectFrom('customers').select('platform_customer_id').where('id', '=', row.customer_id).executeTakeFirstOrThrow();
+  const customer = await customerFields(executor, row.customer_id, ['platform_customer_id']);
   const quote = request.kind === 'QUOTE' ? await deps.quotes.load(executor, scope.platformId, request.quoteId, scope.now) : undefined;
   // The resulting transaction once the action went ahead (a quote's exists from the start, but is shown only then).
   const transaction = row.transaction_id && row.status === 'APPROVED' ? await deps.transactions.load(executor, scope.platformId, row.transaction_id) : undefined;
