@@ -5,6 +5,7 @@ import { AGENT_EVENTS } from './events.js';
 import { agentMeRoutes } from './me-routes.js';
 import { agentRoutes } from './routes.js';
 import { createAgentService, type AgentService } from './service.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { AgentsTable, Db, Executor } from '../../db/schema.js';
+import type { Db, Executor } from '../../db/schema.js';
+import type { AgentsTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { newId, type AgentId, type CustomerId, type PlatformId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';

@@ -3,7 +3,7 @@ import { isError } from '../../core/errors.js';
 import { newId, type CardId, type CardTransactionId, type HoldId, type InternalAccountId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { Selectable } from 'kysely';
-import type { CardTransactionsTable, CardTransactionStatus } from '../../db/schema.js';
+import type { CardTransactionsTable, CardTransactionStatus } from './tables.js';
 import { convertDown, convertUp } from '../../fx/conversion.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
 import { moves } from '../../ledger/index.js';

@@ -1,6 +1,7 @@
 import type { CardId, InternalAccountId, PlatformId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
-import type { CardState, Executor } from '../../db/schema.js';
+import type { Executor } from '../../db/schema.js';
+import type { CardState } from './tables.js';
 import { cardNotFound } from './errors.js';
 import { cardView, type CardRow, type CardView } from './view.js';
 

@@ -1,5 +1,5 @@
 import { defineError } from '../../core/errors.js';
-import type { CardState } from '../../db/schema.js';
+import type { CardState } from './tables.js';
 
 export const cardNotFound = defineError({ status: 404, code: 'REFERENCE_NOT_FOUND', reason: 'CARD_NOT_FOUND', description: 'No card of this platform has the id' }, () => ({
   message: 'Card not found',

@@ -7,6 +7,7 @@ import { sandboxCardRoutes } from './sandbox-routes.js';
 import { createCardService, PROVISIONED_JOB, type CardService } from './service.js';
 import { openCardNetworkEntry } from './card-network.js';
 import { CARD, createCardTransactionService, PULL_CONFIRMATION_JOB, type CardTransactionService } from './card-transactions.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

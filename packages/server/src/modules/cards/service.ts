@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Config } from '../../config.js';
-import type { Db, CardState } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
+import type { CardState } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { invalidInput } from '../../core/errors.js';
 import { newId, type CardId, type CustomerId, type InternalAccountId } from '../../core/ids.js';

@@ -1,4 +1,4 @@
-import type { CardState } from '../../db/schema.js';
+import type { CardState } from './tables.js';
 
 export const CARD_STATES: readonly CardState[] = ['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN', 'CLOSED'];
 

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { CardsTable, CardTransactionsTable } from '../../db/schema.js';
+import type { CardsTable, CardTransactionsTable } from './tables.js';
 import type { CardId, CardTransactionId, CustomerId, InternalAccountId } from '../../core/ids.js';
 import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
 

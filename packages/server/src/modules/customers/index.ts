@@ -3,6 +3,7 @@ import { CUSTOMER_ERRORS } from './errors.js';
 import { CUSTOMER_EVENTS } from './events.js';
 import { customerRoutes } from './routes.js';
 import { createCustomerService, type CustomerService } from './service.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { CustomerId, PlatformId } from '../../core/ids.js';
-import type { CustomersTable, Executor } from '../../db/schema.js';
+import type { Executor } from '../../db/schema.js';
+import type { CustomersTable } from './tables.js';
 
 /**
  * What other modules may read of a customer: one field as a part of their own query (a correlated

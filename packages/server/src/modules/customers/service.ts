@@ -1,6 +1,7 @@
 import type { Gates } from '../../core/gates.js';
 import { sql, type Selectable } from 'kysely';
-import type { CustomersTable, Db, Executor, Tx } from '../../db/schema.js';
+import type { Db, Executor, Tx } from '../../db/schema.js';
+import type { CustomersTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { invalidInput } from '../../core/errors.js';
 import type { EventType } from '../../core/events.js';

@@ -2,6 +2,7 @@ import { defineModule } from '../../contract/module.js';
 import { EXTERNAL_ACCOUNT_ERRORS } from './errors.js';
 import { externalAccountRoutes } from './routes.js';
 import { createExternalAccountService, type ExternalAccountService } from './service.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db, Executor, ExternalAccountsTable } from '../../db/schema.js';
+import type { Db, Executor } from '../../db/schema.js';
+import type { ExternalAccountsTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
 import { newId, type CustomerId, type ExternalAccountId, type PlatformId } from '../../core/ids.js';

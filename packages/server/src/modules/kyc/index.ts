@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { defineModule } from '../../contract/module.js';
 import { hostedKycPages, kycRoutes, sandboxKycRoutes } from './routes.js';
 import { createKycService, type KycService } from './service.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

@@ -2,6 +2,7 @@ import { defineModule } from '../../contract/module.js';
 import { PLATFORM_ERRORS } from './errors.js';
 import { platformRoutes, sandboxClockRoutes } from './routes.js';
 import { createPlatformService, type PlatformService } from './service.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Static } from 'typebox';
 import { DEFAULT_CARD_ELIGIBLE_CURRENCIES, type EmbeddedWalletConfig, type FeeConfig as FeeConfigSchema, type PlatformConfig, type PlatformConfigUpdateRequest } from './schemas.js';
-import type { Db, Executor, PlatformsTable } from '../../db/schema.js';
+import type { Db, Executor } from '../../db/schema.js';
+import type { PlatformsTable } from './tables.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
 import { newId, type PlatformId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';

@@ -3,6 +3,7 @@ import { QUOTE_ERRORS } from './errors.js';
 import { createQuoteLifecycle, QUOTE } from './lifecycle.js';
 import { quoteRoutes, sandboxQuoteRoutes } from './routes.js';
 import { createQuoteService } from './service.js';
+import './tables.js';
 
 export type QuotesService = ReturnType<typeof createQuoteService> & { lifecycle: ReturnType<typeof createQuoteLifecycle> };
 

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { Executor, QuotesTable, QuoteStatus } from '../../db/schema.js';
+import type { Executor } from '../../db/schema.js';
+import type { QuotesTable, QuoteStatus } from './tables.js';
 import type { PlatformId, QuoteId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { quoteNotFound } from './errors.js';

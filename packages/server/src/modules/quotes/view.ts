@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { FundingInstructionRecord, QuotesTable, QuoteStatus } from '../../db/schema.js';
+import type { FundingInstructionRecord } from '../../db/schema.js';
+import type { QuotesTable, QuoteStatus } from './tables.js';
 import type { QuoteId, TransactionId } from '../../core/ids.js';
 import type { LockedSide } from '../../fx/conversion.js';
 import { requireCurrency, type Currency } from '../../lib/currencies.js';

@@ -1,6 +1,7 @@
 import { defineModule } from '../../contract/module.js';
 import { SIGNATURE_ERRORS } from './errors.js';
 import { createSignedRequestService, type SignedRequestService } from './service.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

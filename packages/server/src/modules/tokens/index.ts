@@ -2,6 +2,7 @@ import { defineModule } from '../../contract/module.js';
 import { TOKEN_ERRORS } from './errors.js';
 import { tokenRoutes } from './routes.js';
 import { createTokenService, type TokenService } from './service.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

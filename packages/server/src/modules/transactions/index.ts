@@ -3,6 +3,7 @@ import { TRANSACTION_ERRORS } from './errors.js';
 import { TRANSACTION_EVENTS } from './events.js';
 import { transactionRoutes } from './routes.js';
 import { createTransactionService, type TransactionService } from './service.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

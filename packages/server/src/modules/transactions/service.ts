@@ -1,5 +1,6 @@
 import { sql, type Selectable, type UpdateObject } from 'kysely';
-import type { Database, Db, Executor, TransactionsTable, Tx } from '../../db/schema.js';
+import type { Database, Db, Executor, Tx } from '../../db/schema.js';
+import type { TransactionsTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { newId, type AccountId, type CardTransactionId, type CustomerId, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';

@@ -5,6 +5,7 @@ import { delegatedKeyRoutes, sandboxWalletRoutes, walletRoutes } from './routes.
 import { walletDemoPages } from './demo-page.js';
 import { createWalletService, type WalletService } from './service.js';
 import { verifySessionStamp } from './sessions.js';
+import './tables.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { AuthMethodId, InternalAccountId, PlatformId, SessionId } from '../../core/ids.js';
-import type { AuthCredentialsTable, AuthSessionsTable, Executor, Tx, WalletsTable } from '../../db/schema.js';
+import type { Executor, Tx } from '../../db/schema.js';
+import type { AuthCredentialsTable, AuthSessionsTable, WalletsTable } from './tables.js';
 import { internalAccountNotFound } from '../../ledger/errors.js';
 import { credentialNotFound, notAWallet } from './errors.js';
 import { invalidInput } from '../../core/errors.js';

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { AgentActionsTable, Db, Executor } from '../../../db/schema.js';
+import type { Db, Executor } from '../../../db/schema.js';
+import type { AgentActionsTable } from '../tables.js';
 import type { PageParams } from '../../../db/paginate.js';
 import type { AccountId, AgentActionId, AgentId, CustomerId, InternalAccountId, QuoteId } from '../../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../../core/unit-of-work.js';

@@ -1,0 +1,45 @@
+/**
+ * The transactions module's tables. Every payment, whichever module started it (its `kind`).
+ * Merged into the `Database` type of `db/schema.ts` (the module's `index.ts` imports this file);
+ * the migrations create them.
+ */
+import type { ColumnType } from 'kysely';
+import type { AccountId, CardTransactionId, CustomerId, PlatformId, QuoteId, TransactionId } from '../../core/ids.js';
+import type { Json, Timestamp } from '../../db/schema.js';
+
+export interface TransactionsTable {
+  /** Card transactions are mirrored here under their own ids, so one list pages every payment. */
+  id: TransactionId | CardTransactionId;
+  platform_id: PlatformId;
+  customer_id: CustomerId | null;
+  type: 'INCOMING' | 'OUTGOING' | 'CARD';
+  /** The kind of payment (a module's payment kind: FUNDING, TRANSFER, QUOTE): who acts on it. */
+  kind: string;
+  direction: 'CREDIT' | 'DEBIT';
+  status: string;
+  sender_account_id: AccountId | null;
+  receiver_account_id: AccountId | null;
+  sent_minor: bigint | null;
+  sent_currency: string | null;
+  received_minor: bigint | null;
+  received_currency: string | null;
+  fees_minor: bigint | null;
+  /** NUMERIC comes back as text, exact. */
+  exchange_rate: string | null;
+  quote_id: QuoteId | null;
+  reference: string | null;
+  description: string | null;
+  failure_reason: string | null;
+  details: Json<Record<string, unknown>>;
+  settled_at: Date | null;
+  platform_fees_minor: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  receipt_delivery_confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+declare module '../../db/schema.js' {
+  interface Database {
+    transactions: TransactionsTable;
+  }
+}
