@@ -299,7 +299,8 @@ describe('moneta CLI against a real server', () => {
 });
 
 describe('moneta listen across a server restart', () => {
-  it('reconnects with backoff when the server goes away and resumes without losing or repeating events', async () => {
+  // Two server starts and a CLI process: on a loaded 2-core machine that can pass a minute.
+  it('reconnects with backoff when the server goes away and resumes without losing or repeating events', { timeout: 180_000 }, async () => {
     const restartBed = new ProcessTestBed(CREDENTIALS);
     const dir = mkdtempSync(join(tmpdir(), 'moneta-cli-restart-'));
     try {
