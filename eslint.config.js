@@ -1,6 +1,25 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { foreignTables, TABLE_CALLS, tableOwners } from './tools/table-owners.js';
+
+/**
+ * A module reads another module's data only through that module's exported functions: no query in
+ * a module names a table another module owns (or an infrastructure table it does not serve).
+ */
+const tableOwnership = Object.keys(tableOwners().modules).map((name) => ({
+  files: [`packages/server/src/modules/${name}/**/*.ts`],
+  ignores: ['**/*.test.ts', '**/fixtures.ts'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: `CallExpression[callee.property.name=/^(${TABLE_CALLS.join('|')})$/] > Literal.arguments[value=/^(${foreignTables(name).join('|')})( as [a-z_]+)?$/]`,
+        message: `The ${name} module names a table it does not own: read it through its owner's exported functions (tools/table-owners.js).`,
+      },
+    ],
+  },
+}));
 
 /**
  * The TypeScript rules the compiler does not enforce (unhandled promises, `any`, unused code), with
@@ -26,7 +45,8 @@ export default tseslint.config(
     files: ['packages/server/src/modules/*/browser/**/*.ts'],
     languageOptions: { parserOptions: { projectService: false, project: './tsconfig.browser.json', tsconfigRootDir: import.meta.dirname } },
   },
+  ...tableOwnership,
   // The bench is a short driver and one file per scenario family; no scenario grows back into a wall.
   { files: ['bench/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 150 }] } },
-  { files: ['eslint.config.js', '.dependency-cruiser.cjs', 'packages/client/bin/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['eslint.config.js', '.dependency-cruiser.cjs', 'tools/*.js', 'packages/client/bin/*.js'], ...tseslint.configs.disableTypeChecked },
 );

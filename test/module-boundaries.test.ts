@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { foreignTables, TABLE_CALLS, tableOwners } from '../tools/table-owners.js';
 
 /**
  * No service asks whether it runs in the sandbox: sandbox behaviour is an implementation of a port
@@ -90,5 +91,66 @@ describe('module boundaries', () => {
     for (const [name, what] of Object.entries(PENDING)) {
       expect(sandboxMentions(name, readFileSync(join(MODULES, name), 'utf8')), `${name}: ${what}`).not.toEqual([]);
     }
+  });
+});
+
+/**
+ * Where a module's code names a table it does not own: a query builder call's table argument
+ * (`selectFrom('customers as c')`) or a table after FROM, JOIN, INTO or UPDATE in raw SQL.
+ */
+function foreignTableMentions(moduleName: string, name: string, source: string, foreign: ReadonlySet<string>): string[] {
+  const file = ts.createSourceFile(name, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const at = (node: ts.Node) => file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && TABLE_CALLS.includes(node.expression.name.text)) {
+      const first = node.arguments[0];
+      if (first && ts.isStringLiteralLike(first)) {
+        const table = first.text.split(/\s+as\s+/)[0]!;
+        if (foreign.has(table)) found.push(`${moduleName}/${name}:${at(node)} ${node.expression.name.text}('${table}')`);
+      }
+    }
+    if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+      for (const match of node.text.matchAll(/\b(?:from|join|into|update)\s+([a-z_]+)/gi)) {
+        if (foreign.has(match[1]!)) found.push(`${moduleName}/${name}:${at(node)} SQL ${match[0]}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+/** Every non-test source file of a module, composition and HTTP included (a route may not query another module's table either). */
+function allModuleFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'assets' || entry.name === 'browser' ? [] : allModuleFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && entry.name !== 'fixtures.ts' ? [path] : [];
+  });
+}
+
+describe('table ownership', () => {
+  it('every table belongs to one module or to the infrastructure', () => {
+    const { modules, infrastructure } = tableOwners();
+    const all = [...Object.values(modules).flat(), ...infrastructure];
+    expect(new Set(all).size).toBe(all.length);
+    expect(modules.cards).toEqual(expect.arrayContaining(['cards', 'card_transactions']));
+    expect(modules.customers).toEqual(['customers']);
+    expect(infrastructure).toEqual(expect.arrayContaining(['ledger_accounts', 'events', 'jobs']));
+  });
+
+  it("no module's code names another module's tables, in the query builder or in raw SQL", () => {
+    const { modules } = tableOwners();
+    const offending = Object.keys(modules).flatMap((moduleName) => {
+      const foreign = new Set(foreignTables(moduleName));
+      return allModuleFiles(join(MODULES, moduleName)).flatMap((path) => foreignTableMentions(moduleName, relative(join(MODULES, moduleName), path), readFileSync(path, 'utf8'), foreign));
+    });
+    expect(offending).toEqual([]);
+  });
+
+  it('finds both kinds of mention', () => {
+    const source = "const a = db.selectFrom('customers as c').selectAll();\nconst b = sql`select 1 from ledger_accounts where x`;\nconst ok = db.selectFrom('cards');";
+    expect(foreignTableMentions('cards', 'x.ts', source, new Set(foreignTables('cards')))).toEqual(["cards/x.ts:1 selectFrom('customers')", 'cards/x.ts:2 SQL from ledger_accounts']);
   });
 });
