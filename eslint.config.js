@@ -46,7 +46,13 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: false, project: './tsconfig.browser.json', tsconfigRootDir: import.meta.dirname } },
   },
   ...tableOwnership,
-  // The bench is a short driver and one file per scenario family; no scenario grows back into a wall.
-  { files: ['bench/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 150 }] } },
+  // No function body grows into a wall (issue 21): services are small top-level functions bound by
+  // a thin factory, and the bench is a short driver with one file per scenario family. Tests are
+  // exempt: a describe block holds its cases.
+  {
+    files: ['bench/**/*.ts', 'packages/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 150 }] },
+  },
   { files: ['eslint.config.js', '.dependency-cruiser.cjs', 'tools/*.js', 'packages/client/bin/*.js'], ...tseslint.configs.disableTypeChecked },
 );

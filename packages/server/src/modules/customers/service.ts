@@ -114,15 +114,7 @@ export function holderName(row: CustomerRow): string {
   const { fullName, businessInfo } = row.profile as { fullName?: string; businessInfo?: { legalName?: string } };
   return fullName ?? businessInfo?.legalName ?? row.platform_customer_id;
 }
-
-export function createCustomerService({
-  db,
-  kyc,
-  umaDomain,
-  ledger,
-  reactions,
-  gates,
-}: {
+export interface CustomerDeps {
   db: Db;
   /** Creating a customer announces `customer.created`, deleting one `customer.deleted`: its cards, agents and delegated keys go with it. */
   reactions: Pick<Reactions, 'run'>;
@@ -131,197 +123,213 @@ export function createCustomerService({
   kyc: Pick<KycProvider, 'initialStatus'>;
   umaDomain: (executor: Executor, platformId: PlatformId) => Promise<string>;
   ledger: Pick<Ledger, 'openCustomerAccounts'>;
-}) {
-  /** Opens the internal accounts a customer's currencies call for (created with the customer, and on later currency additions). */
-  async function openAccounts(uow: UnitOfWork, row: CustomerRow): Promise<void> {
-    await ledger.openCustomerAccounts(uow.tx, { platformId: uow.platformId, id: row.id, currencies: row.currencies, region: row.region, holderName: holderName(row) }, uow.now);
-  }
+}
 
-  async function loadForUpdate(tx: Tx, platformId: PlatformId, customerId: CustomerId): Promise<CustomerRow> {
-    const row = await tx
-      .selectFrom('customers')
-      .selectAll()
-      .where('platform_id', '=', platformId)
-      .where('id', '=', customerId)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
-    if (!row) throw customerNotFound();
-    if (row.deleted_at) throw customerDeleted();
-    return row;
-  }
+/** Opens the internal accounts a customer's currencies call for (created with the customer, and on later currency additions). */
+async function openAccounts({ ledger }: Pick<CustomerDeps, 'ledger'>, uow: UnitOfWork, row: CustomerRow): Promise<void> {
+  await ledger.openCustomerAccounts(uow.tx, { platformId: uow.platformId, id: row.id, currencies: row.currencies, region: row.region, holderName: holderName(row) }, uow.now);
+}
 
-  /** Moves a customer's verification status and announces it, in the caller's unit of work. */
-  async function setVerificationStatus(uow: UnitOfWork, row: CustomerRow, status: KycStatus): Promise<CustomerView> {
-    if (row.kyc_status === status) return customerView(row);
-    const updated = await uow.tx
-      .updateTable('customers')
-      .set({ kyc_status: status, updated_at: uow.now })
-      .where('id', '=', row.id)
+export async function loadCustomerForUpdate(tx: Tx, platformId: PlatformId, customerId: CustomerId): Promise<CustomerRow> {
+  const row = await tx
+    .selectFrom('customers')
+    .selectAll()
+    .where('platform_id', '=', platformId)
+    .where('id', '=', customerId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  if (!row) throw customerNotFound();
+  if (row.deleted_at) throw customerDeleted();
+  return row;
+}
+
+/** Moves a customer's verification status and announces it, in the caller's unit of work. */
+export async function setVerificationStatus(uow: UnitOfWork, row: CustomerRow, status: KycStatus): Promise<CustomerView> {
+  if (row.kyc_status === status) return customerView(row);
+  const updated = await uow.tx
+    .updateTable('customers')
+    .set({ kyc_status: status, updated_at: uow.now })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const view = customerView(updated);
+  const type = verificationEventType(updated.customer_type, status);
+  if (type) uow.emit(type, view);
+  return view;
+}
+
+/**
+ * Records the identity details a verification provider verified (the hosted form's name, birth
+ * date, nationality; a business's legal name and registration number) on the customer.
+ */
+export async function recordVerifiedDetails(uow: UnitOfWork, row: CustomerRow, details: { fullName?: string | undefined; birthDate?: string | undefined; nationality?: string | undefined; legalName?: string | undefined; registrationNumber?: string | undefined }): Promise<CustomerRow> {
+  const { legalName, registrationNumber, ...person } = details;
+  const profile: Record<string, unknown> = { ...row.profile, ...profileOf(row.customer_type === 'BUSINESS' ? {} : person) };
+  if (row.customer_type === 'BUSINESS') profile.businessInfo = { ...(row.profile.businessInfo ?? {}), ...profileOf({ legalName, registrationNumber }) };
+  return uow.tx.updateTable('customers').set({ profile: JSON.stringify(profile), updated_at: uow.now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function createCustomer(deps: CustomerDeps, uow: UnitOfWork, input: CustomerInput): Promise<CustomerView> {
+  const id = newId('Customer');
+  const customerType = input.customerType as CustomerType;
+  const platformCustomerId = input.platformCustomerId ?? uuidOf(id);
+  const status: KycStatus = deps.kyc.initialStatus(customerType, {
+    fullName: input.fullName as string | undefined,
+    registrationNumber: input.businessInfo?.registrationNumber as string | undefined,
+  });
+  let row: CustomerRow;
+  try {
+    row = await uow.tx
+      .insertInto('customers')
+      .values({
+        id,
+        platform_id: uow.platformId,
+        platform_customer_id: platformCustomerId,
+        customer_type: customerType,
+        kyc_status: status,
+        region: input.region ?? null,
+        currencies: JSON.stringify(input.currencies ?? []),
+        email: input.email ?? null,
+        phone_number: input.phoneNumber ?? null,
+        uma_address: input.umaAddress ?? defaultUmaAddress(platformCustomerId, await deps.umaDomain(uow.tx, uow.platformId)),
+        profile: JSON.stringify(profileOf(input)),
+        created_at: uow.now,
+        updated_at: uow.now,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
-    const view = customerView(updated);
-    const type = verificationEventType(updated.customer_type, status);
-    if (type) uow.emit(type, view);
-    return view;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicatePlatformCustomerId(platformCustomerId);
+    throw error;
+  }
+  await openAccounts(deps, uow, row);
+  await deps.reactions.run(uow, 'customer.created', { customer: { id: row.id, email: row.email, holderName: holderName(row) } });
+  const view = customerView(row);
+  const type = verificationEventType(customerType, status);
+  if (type) uow.emit(type, view);
+  return view;
+}
+
+/** A customer of the platform that has not been deleted, by id or by UMA address. */
+export async function findActiveCustomer(executor: Executor, platformId: PlatformId, by: { id: CustomerId } | { umaAddress: string }): Promise<CustomerRow | undefined> {
+  let query = executor.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
+  query = 'id' in by ? query.where('id', '=', by.id) : query.where('uma_address', '=', by.umaAddress);
+  return query.executeTakeFirst();
+}
+
+/** refuseUnlessReady for a customer whose standing the caller has not read yet (one query). */
+export async function requireCustomerReady(executor: Executor, platformId: PlatformId, customerId: CustomerId | null): Promise<void> {
+  if (customerId === null) return;
+  const row = await executor.selectFrom('customers').select(['kyc_status', 'deleted_at']).where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
+  if (!row) throw customerNotFound();
+  refuseUnlessReady(customerId, row.kyc_status, row.deleted_at);
+}
+
+export async function getCustomer({ db }: Pick<CustomerDeps, 'db'>, { platformId }: Scope, customerId: CustomerId): Promise<CustomerView> {
+  const row = await db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
+  if (!row) throw customerNotFound();
+  if (row.deleted_at) throw customerDeleted();
+  return customerView(row);
+}
+
+export async function listCustomers({ db }: Pick<CustomerDeps, 'db'>, { platformId }: Scope, filters: CustomerFilters) {
+  let query = db.selectFrom('customers as t').selectAll('t').where('t.platform_id', '=', platformId);
+  if (!filters.isIncludingDeleted) query = query.where('t.deleted_at', 'is', null);
+  if (filters.platformCustomerId !== undefined) query = query.where('t.platform_customer_id', '=', filters.platformCustomerId);
+  if (filters.customerType) query = query.where('t.customer_type', '=', filters.customerType as CustomerType);
+  if (filters.kycStatus) query = query.where('t.customer_type', '=', 'INDIVIDUAL').where('t.kyc_status', '=', filters.kycStatus as KycStatus);
+  if (filters.kybStatus) query = query.where('t.customer_type', '=', 'BUSINESS').where('t.kyc_status', '=', filters.kybStatus as KycStatus);
+  if (filters.region) query = query.where('t.region', '=', filters.region);
+  if (filters.email) query = query.where('t.email', '=', filters.email);
+  if (filters.currency) query = query.where(sql<boolean>`t.currencies @> ${JSON.stringify([filters.currency])}::jsonb`);
+  if (filters.createdAfter) query = query.where('t.created_at', '>=', new Date(filters.createdAfter));
+  if (filters.createdBefore) query = query.where('t.created_at', '<=', new Date(filters.createdBefore));
+  if (filters.updatedAfter) query = query.where('t.updated_at', '>=', new Date(filters.updatedAfter));
+  if (filters.updatedBefore) query = query.where('t.updated_at', '<=', new Date(filters.updatedBefore));
+  return paginate(query, filters, customerView);
+}
+
+/** Refuses a patch that changes the customer's type, or email and phone number at once (400, every field listed). */
+function refuseInvalidPatch(row: CustomerRow, patch: CustomerInput): void {
+  const errors = [];
+  if (patch.customerType !== row.customer_type) {
+    errors.push({ field: 'customerType', constraint: { enum: [row.customer_type] }, message: `customerType must stay ${row.customer_type}` });
+  }
+  if (patch.email !== undefined && patch.phoneNumber !== undefined) {
+    errors.push({ field: 'email', message: 'Update email and phoneNumber in separate requests' });
+    errors.push({ field: 'phoneNumber', message: 'Update email and phoneNumber in separate requests' });
+  }
+  if (errors.length > 0) throw invalidInput(errors);
+}
+
+/**
+ * Applies an update. Sent fields replace stored ones. Changing the contact tied to a wallet's
+ * OTP credential will need the wallet's signature (202 flow); `contactChangeNeedsSignature` is
+ * the seam where the wallet module plugs that in.
+ */
+export async function updateCustomer(deps: CustomerDeps, uow: UnitOfWork, customerId: CustomerId, patch: CustomerInput, signature?: WalletSignature): Promise<CustomerView | SignatureRequired> {
+  const row = await loadCustomerForUpdate(uow.tx, uow.platformId, customerId);
+  refuseInvalidPatch(row, patch);
+
+  // A contact an embedded wallet's OTP credential is tied to changes only with that wallet's
+  // signature: a gate answers a challenge (202) or accepts the signed retry.
+  if (patch.email !== undefined || patch.phoneNumber !== undefined) {
+    for (const gate of deps.gates.of('customer.contactChange')) {
+      const challenge = await gate(uow, { customer: row, patch, signature });
+      if (challenge) return new SignatureRequired(challenge);
+    }
   }
 
-  /**
-   * Records the identity details a verification provider verified (the hosted form's name, birth
-   * date, nationality; a business's legal name and registration number) on the customer.
-   */
-  async function recordVerifiedDetails(uow: UnitOfWork, row: CustomerRow, details: { fullName?: string | undefined; birthDate?: string | undefined; nationality?: string | undefined; legalName?: string | undefined; registrationNumber?: string | undefined }): Promise<CustomerRow> {
-    const { legalName, registrationNumber, ...person } = details;
-    const profile: Record<string, unknown> = { ...row.profile, ...profileOf(row.customer_type === 'BUSINESS' ? {} : person) };
-    if (row.customer_type === 'BUSINESS') profile.businessInfo = { ...(row.profile.businessInfo ?? {}), ...profileOf({ legalName, registrationNumber }) };
-    return uow.tx.updateTable('customers').set({ profile: JSON.stringify(profile), updated_at: uow.now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-  }
+  const profile = { ...row.profile, ...profileOf(patch) };
+  if (patch.businessInfo) profile.businessInfo = { ...((row.profile.businessInfo) ?? {}), ...patch.businessInfo };
+  const updated = await uow.tx
+    .updateTable('customers')
+    .set({
+      ...(patch.currencies !== undefined ? { currencies: JSON.stringify(patch.currencies) } : {}),
+      ...(patch.email !== undefined ? { email: patch.email } : {}),
+      ...(patch.phoneNumber !== undefined ? { phone_number: patch.phoneNumber } : {}),
+      ...(patch.umaAddress !== undefined ? { uma_address: patch.umaAddress } : {}),
+      profile: JSON.stringify(profile),
+      updated_at: uow.now,
+    })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (patch.currencies !== undefined) await openAccounts(deps, uow, updated);
+  return customerView(updated);
+}
 
+/**
+ * Soft-deletes: the record stays for the ledger and audit, answers 410 from then on, and its
+ * money no longer moves (refuseUnlessReady). In the same unit of work the modules that hold
+ * spending power for it give it up (`customer.deleted`: cards close, agents and delegated keys
+ * are revoked, each with its event).
+ */
+export async function removeCustomer(deps: Pick<CustomerDeps, 'reactions'>, uow: UnitOfWork, customerId: CustomerId): Promise<CustomerView> {
+  const row = await loadCustomerForUpdate(uow.tx, uow.platformId, customerId);
+  const deleted = await uow.tx
+    .updateTable('customers')
+    .set({ deleted_at: uow.now, updated_at: uow.now })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await deps.reactions.run(uow, 'customer.deleted', { customerId: row.id });
+  return customerView(deleted);
+}
+
+/** The customer service: the functions above bound to their dependencies, under the names callers use. */
+export function createCustomerService(deps: CustomerDeps) {
   return {
-    loadForUpdate,
+    loadForUpdate: loadCustomerForUpdate,
     setVerificationStatus,
     recordVerifiedDetails,
-
-    async create(uow: UnitOfWork, input: CustomerInput): Promise<CustomerView> {
-      const id = newId('Customer');
-      const customerType = input.customerType as CustomerType;
-      const platformCustomerId = input.platformCustomerId ?? uuidOf(id);
-      const status: KycStatus = kyc.initialStatus(customerType, {
-        fullName: input.fullName as string | undefined,
-        registrationNumber: input.businessInfo?.registrationNumber as string | undefined,
-      });
-      let row: CustomerRow;
-      try {
-        row = await uow.tx
-          .insertInto('customers')
-          .values({
-            id,
-            platform_id: uow.platformId,
-            platform_customer_id: platformCustomerId,
-            customer_type: customerType,
-            kyc_status: status,
-            region: input.region ?? null,
-            currencies: JSON.stringify(input.currencies ?? []),
-            email: input.email ?? null,
-            phone_number: input.phoneNumber ?? null,
-            uma_address: input.umaAddress ?? defaultUmaAddress(platformCustomerId, await umaDomain(uow.tx, uow.platformId)),
-            profile: JSON.stringify(profileOf(input)),
-            created_at: uow.now,
-            updated_at: uow.now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-      } catch (error) {
-        if (isUniqueViolation(error)) throw duplicatePlatformCustomerId(platformCustomerId);
-        throw error;
-      }
-      await openAccounts(uow, row);
-      await reactions.run(uow, 'customer.created', { customer: { id: row.id, email: row.email, holderName: holderName(row) } });
-      const view = customerView(row);
-      const type = verificationEventType(customerType, status);
-      if (type) uow.emit(type, view);
-      return view;
-    },
-
-    /** A customer of the platform that has not been deleted, by id or by UMA address. */
-    async findActive(executor: Executor, platformId: PlatformId, by: { id: CustomerId } | { umaAddress: string }): Promise<CustomerRow | undefined> {
-      let query = executor.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('deleted_at', 'is', null);
-      query = 'id' in by ? query.where('id', '=', by.id) : query.where('uma_address', '=', by.umaAddress);
-      return query.executeTakeFirst();
-    },
-
-    /** refuseUnlessReady for a customer whose standing the caller has not read yet (one query). */
-    async requireReady(executor: Executor, platformId: PlatformId, customerId: CustomerId | null): Promise<void> {
-      if (customerId === null) return;
-      const row = await executor.selectFrom('customers').select(['kyc_status', 'deleted_at']).where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
-      if (!row) throw customerNotFound();
-      refuseUnlessReady(customerId, row.kyc_status, row.deleted_at);
-    },
-
-    async get({ platformId }: Scope, customerId: CustomerId): Promise<CustomerView> {
-      const row = await db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
-      if (!row) throw customerNotFound();
-      if (row.deleted_at) throw customerDeleted();
-      return customerView(row);
-    },
-
-    async list({ platformId }: Scope, filters: CustomerFilters) {
-      let query = db.selectFrom('customers as t').selectAll('t').where('t.platform_id', '=', platformId);
-      if (!filters.isIncludingDeleted) query = query.where('t.deleted_at', 'is', null);
-      if (filters.platformCustomerId !== undefined) query = query.where('t.platform_customer_id', '=', filters.platformCustomerId);
-      if (filters.customerType) query = query.where('t.customer_type', '=', filters.customerType as CustomerType);
-      if (filters.kycStatus) query = query.where('t.customer_type', '=', 'INDIVIDUAL').where('t.kyc_status', '=', filters.kycStatus as KycStatus);
-      if (filters.kybStatus) query = query.where('t.customer_type', '=', 'BUSINESS').where('t.kyc_status', '=', filters.kybStatus as KycStatus);
-      if (filters.region) query = query.where('t.region', '=', filters.region);
-      if (filters.email) query = query.where('t.email', '=', filters.email);
-      if (filters.currency) query = query.where(sql<boolean>`t.currencies @> ${JSON.stringify([filters.currency])}::jsonb`);
-      if (filters.createdAfter) query = query.where('t.created_at', '>=', new Date(filters.createdAfter));
-      if (filters.createdBefore) query = query.where('t.created_at', '<=', new Date(filters.createdBefore));
-      if (filters.updatedAfter) query = query.where('t.updated_at', '>=', new Date(filters.updatedAfter));
-      if (filters.updatedBefore) query = query.where('t.updated_at', '<=', new Date(filters.updatedBefore));
-      return paginate(query, filters, customerView);
-    },
-
-    /**
-     * Applies an update. Sent fields replace stored ones. Changing the contact tied to a wallet's
-     * OTP credential will need the wallet's signature (202 flow); `contactChangeNeedsSignature` is
-     * the seam where the wallet module plugs that in.
-     */
-    async update(uow: UnitOfWork, customerId: CustomerId, patch: CustomerInput, signature?: WalletSignature): Promise<CustomerView | SignatureRequired> {
-      const row = await loadForUpdate(uow.tx, uow.platformId, customerId);
-      const errors = [];
-      if (patch.customerType !== row.customer_type) {
-        errors.push({ field: 'customerType', constraint: { enum: [row.customer_type] }, message: `customerType must stay ${row.customer_type}` });
-      }
-      if (patch.email !== undefined && patch.phoneNumber !== undefined) {
-        errors.push({ field: 'email', message: 'Update email and phoneNumber in separate requests' });
-        errors.push({ field: 'phoneNumber', message: 'Update email and phoneNumber in separate requests' });
-      }
-      if (errors.length > 0) throw invalidInput(errors);
-
-      // A contact an embedded wallet's OTP credential is tied to changes only with that wallet's
-      // signature: a gate answers a challenge (202) or accepts the signed retry.
-      if (patch.email !== undefined || patch.phoneNumber !== undefined) {
-        for (const gate of gates.of('customer.contactChange')) {
-          const challenge = await gate(uow, { customer: row, patch, signature });
-          if (challenge) return new SignatureRequired(challenge);
-        }
-      }
-
-      const profile = { ...row.profile, ...profileOf(patch) };
-      if (patch.businessInfo) profile.businessInfo = { ...((row.profile.businessInfo) ?? {}), ...patch.businessInfo };
-      const updated = await uow.tx
-        .updateTable('customers')
-        .set({
-          ...(patch.currencies !== undefined ? { currencies: JSON.stringify(patch.currencies) } : {}),
-          ...(patch.email !== undefined ? { email: patch.email } : {}),
-          ...(patch.phoneNumber !== undefined ? { phone_number: patch.phoneNumber } : {}),
-          ...(patch.umaAddress !== undefined ? { uma_address: patch.umaAddress } : {}),
-          profile: JSON.stringify(profile),
-          updated_at: uow.now,
-        })
-        .where('id', '=', row.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      if (patch.currencies !== undefined) await openAccounts(uow, updated);
-      return customerView(updated);
-    },
-
-    /**
-     * Soft-deletes: the record stays for the ledger and audit, answers 410 from then on, and its
-     * money no longer moves (refuseUnlessReady). In the same unit of work the modules that hold
-     * spending power for it give it up (`customer.deleted`: cards close, agents and delegated keys
-     * are revoked, each with its event).
-     */
-    async remove(uow: UnitOfWork, customerId: CustomerId): Promise<CustomerView> {
-      const row = await loadForUpdate(uow.tx, uow.platformId, customerId);
-      const deleted = await uow.tx
-        .updateTable('customers')
-        .set({ deleted_at: uow.now, updated_at: uow.now })
-        .where('id', '=', row.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await reactions.run(uow, 'customer.deleted', { customerId: row.id });
-      return customerView(deleted);
-    },
+    create: (uow: UnitOfWork, input: CustomerInput): Promise<CustomerView> => createCustomer(deps, uow, input),
+    findActive: findActiveCustomer,
+    requireReady: requireCustomerReady,
+    get: (scope: Scope, customerId: CustomerId): Promise<CustomerView> => getCustomer(deps, scope, customerId),
+    list: (scope: Scope, filters: CustomerFilters) => listCustomers(deps, scope, filters),
+    update: (uow: UnitOfWork, customerId: CustomerId, patch: CustomerInput, signature?: WalletSignature): Promise<CustomerView | SignatureRequired> =>
+      updateCustomer(deps, uow, customerId, patch, signature),
+    remove: (uow: UnitOfWork, customerId: CustomerId): Promise<CustomerView> => removeCustomer(deps, uow, customerId),
   };
 }
