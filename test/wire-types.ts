@@ -95,6 +95,6 @@ export type WebhookEnvelope<T = Record<string, unknown>> = Wire<EventEnvelope<T>
 
 export type Card = Wire<Static<typeof cards.Card>>;
 export type CardReveal = Wire<Static<typeof cards.CardRevealResponse>>;
-export type CardTransaction = Wire<Static<typeof transactions.CardTransaction>>;
+export type CardTransaction = Wire<Static<typeof cards.CardTransaction>>;
 export type CardDecline = Wire<Static<typeof cards.SimulationDeclined>>;
 export type SignedRequestChallenge = Wire<Static<typeof SignedChallengeSchema>>;

@@ -38,6 +38,7 @@ export function createContainer(deps: AppDeps): Container {
   const sealer = createSealer(deps.encryptionKey ?? randomBytes(32));
   const providers = createProviders(config);
   const kinds = new Map<string, PaymentKind>();
+  const listings = modules.flatMap((module) => Object.values(module.listings ?? {}));
   const reactions = createReactions();
   const gates = createGates();
   const infrastructure: Infrastructure = {
@@ -49,7 +50,7 @@ export function createContainer(deps: AppDeps): Container {
     ledger: createLedger({ db, fundingRail: providers.fundingRail }),
     signingKeys: createSigningKeys({ db, sealer, clock }),
     providers,
-    paymentKinds: { get: (kind) => kinds.get(kind) },
+    paymentKinds: { get: (kind) => kinds.get(kind), listings: () => listings },
     reactions,
     gates,
   };

@@ -9,7 +9,7 @@ import type { JobRunner } from '../jobs/jobs.js';
 import type { Providers } from '../providers/index.js';
 import type { Reactions } from '../core/reactions.js';
 import type { Gates } from '../core/gates.js';
-import type { ModuleDefinition, PaymentKind, ServiceRegistry } from './module.js';
+import type { ModuleDefinition, PaymentKind, PaymentListing, ServiceRegistry } from './module.js';
 
 // What the composition root (container.ts) hands the modules: the infrastructure every service can
 // use, and the whole container the module contract's hooks (routes, jobs, gates) receive. Here, in
@@ -18,6 +18,8 @@ import type { ModuleDefinition, PaymentKind, ServiceRegistry } from './module.js
 /** Finds how a kind of payment is acted on; filled from the modules once their services exist. */
 export interface PaymentKinds {
   get(kind: string): PaymentKind | undefined;
+  /** The kinds listed among transactions with a shape of their own (ModuleDefinition.listings), in module order. */
+  listings(): readonly PaymentListing[];
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Routes } from '../http/routes.js';
 import type { JobHandler } from '../jobs/jobs.js';
 import type { ErrorSpec } from '../core/errors.js';
 import type { EventType } from '../core/events.js';
-import type { PlatformId, TransactionId } from '../core/ids.js';
+import type { IdPrefix, PlatformId, TransactionId } from '../core/ids.js';
+import type { TSchema } from 'typebox';
 import type { Executor } from '../db/schema.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { ReactionHandlers } from '../core/reactions.js';
@@ -52,6 +53,20 @@ export interface PaymentKind {
    * GET /transactions page, by id. Without it a transaction renders from its `transactions` row.
    */
   views?: (executor: Executor, platformId: PlatformId, ids: readonly string[]) => Promise<Map<string, object>>;
+}
+
+/**
+ * How a kind of payment whose records have a shape of their own (a card transaction) is listed among
+ * transactions: its entry in the transactions index (`transactions.index`, under this `type`), its
+ * wire schema (the `type` branch of every response that carries any transaction), its id type
+ * (GET /transactions/{id} finds it by its own id) and the statuses the list filters on.
+ */
+export interface PaymentListing {
+  /** Its value of the transactions' `type` discriminator (CARD). */
+  type: string;
+  idType: IdPrefix;
+  schema: TSchema;
+  statuses: readonly string[];
 }
 
 /** A minimal valid body for a route, optionally naming the caller's resources through `id(type, variant)`. */
@@ -126,6 +141,8 @@ export interface ModuleDefinition<Name extends ServiceName = ServiceName, Needs 
   reactions?(container: Container): ReactionHandlers;
   /** The checks this module provides at other modules' check points (core/gates.ts). */
   gates?(container: Container): GateHandlers;
+  /** The kinds of payment this module lists among transactions with a shape of their own, by kind. */
+  listings?: Readonly<Record<string, PaymentListing>>;
   /** The kinds of payment this module starts (the `kind` of its transactions) and how each is acted on. */
   paymentKinds?(container: Container): Record<string, PaymentKind>;
   /** Every error the module's services raise (each route lists the subset it can answer). */

@@ -18,7 +18,8 @@ import { Quote, QuoteParams, QuoteRequest } from '../quotes/schemas.js';
 import { externalAccountClosed } from '../transfers/errors.js';
 import { TransferInRequest, TransferOutRequest } from '../transfers/schemas.js';
 import { invalidReceiver, selfPayment, transactionNotFound } from '../transactions/errors.js';
-import { AnyTransaction, TransactionList, TransactionListQuery, TransactionParams } from '../transactions/schemas.js';
+import { TransactionParams, transactionSchemas } from '../transactions/schemas.js';
+import type { PaymentKinds } from '../../contract/container.js';
 import type { TransactionService } from '../transactions/service.js';
 import { callingAgent, type AgentActionService } from './actions.js';
 import {
@@ -31,7 +32,7 @@ import {
   perTransactionLimit,
   permissionMissing,
 } from './errors.js';
-import { Agent, AgentAction, AgentActionList, MyActionListQuery, MyActionParams } from './schemas.js';
+import { Agent, agentActionSchemas, MyActionListQuery, MyActionParams } from './schemas.js';
 import type { AgentService } from './service.js';
 
 const tags = ['Agent Operations'];
@@ -39,7 +40,6 @@ const tags = ['Agent Operations'];
 const always = [agentPaused, permissionMissing];
 const spending = [...always, accountNotAllowed, perTransactionLimit, dailyTransactionLimit, dailyLimit, monthlyLimit, ...SPENDING_REFUSALS, insufficientFunds];
 
-const MyTransactionListQuery = Type.Omit(TransactionListQuery, ['customerId', 'platformCustomerId']);
 const MyExternalAccountListQuery = Type.Object({ ...ListQuery.properties, currency: Type.Optional(Type.String({ minLength: 3, maxLength: 8 })) }, { additionalProperties: false });
 /** As for the platform, with customerId optional: it can only be the agent's customer. */
 const MyExternalAccountCreateRequest = Type.Object(
@@ -54,14 +54,18 @@ interface Deps {
   externalAccounts: ExternalAccountService;
   transactions: TransactionService;
   quotes: QuotesService;
+  paymentKinds: PaymentKinds;
 }
 
 /**
  * The agent's side (`/agents/me/*`, bearer token): everything is its customer's, and nothing else
  * exists for it (another customer's ids answer 404). Spends go through its policy as actions.
  */
-export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, externalAccounts, transactions, quotes }: Deps): void {
+export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, externalAccounts, transactions, quotes, paymentKinds }: Deps): void {
   const me = { agent: true, errors: always } as const;
+  const { AnyTransaction, TransactionList, TransactionListQuery } = transactionSchemas(paymentKinds.listings());
+  const { AgentAction, AgentActionList } = agentActionSchemas(AnyTransaction);
+  const MyTransactionListQuery = Type.Omit(TransactionListQuery, ['customerId', 'platformCustomerId']);
 
   r.get('/agents/me', { ...me, schema: { tags, summary: 'The calling agent, its policy and usage', response: { 200: Agent } } }, (scope) => agents.get(scope, callingAgent(scope).agentId));
 

@@ -2,11 +2,11 @@ import { Type } from 'typebox';
 import type { Routes } from '../../http/routes.js';
 import { customerNotFound, SPENDING_REFUSALS } from '../customers/errors.js';
 import { transactionNotFound } from '../transactions/errors.js';
-import { AnyTransaction, CancelTransactionRequest, TransactionParams } from '../transactions/schemas.js';
+import { CancelTransactionRequest, TransactionParams, transactionSchemas } from '../transactions/schemas.js';
+import type { PaymentKinds } from '../../contract/container.js';
 import type { AgentActionService } from './actions.js';
 import { actionNotFound, agentNotFound, deviceCodeExpired, deviceCodeNotFound, deviceCodeUsed, notPendingApproval } from './errors.js';
 import {
-  AgentActionList,
   AgentActionParams,
   AgentCreateRequest,
   AgentCreateResponse,
@@ -17,7 +17,7 @@ import {
   AgentPolicyUpdateRequest,
   AgentUpdateRequest,
   Agent,
-  AgentAction,
+  agentActionSchemas,
   ApprovalListQuery,
   DeviceCodeParams,
   DeviceCodeRedeemed,
@@ -29,7 +29,9 @@ import type { AgentService } from './service.js';
 const tags = ['Agent Management'];
 
 /** The platform's side: agents, their device codes and policies, and approvals. */
-export function agentRoutes(r: Routes, { agents, agentActions }: { agents: AgentService; agentActions: AgentActionService }): void {
+export function agentRoutes(r: Routes, { agents, agentActions, paymentKinds }: { agents: AgentService; agentActions: AgentActionService; paymentKinds: PaymentKinds }): void {
+  const { AnyTransaction } = transactionSchemas(paymentKinds.listings());
+  const { AgentAction, AgentActionList } = agentActionSchemas(AnyTransaction);
   r.post(
     '/agents',
     {

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
 import { Id, ListQuery, listOf, Timestamp } from '../../http/schema-kit.js';
 import { Quote } from '../quotes/schemas.js';
-import { AnyTransaction } from '../transactions/schemas.js';
+import type { TSchema } from 'typebox';
 
 export const AGENT_PERMISSIONS = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
 export type AgentPermission = (typeof AGENT_PERMISSIONS)[number];
@@ -126,7 +126,7 @@ export const DeviceCodeParams = Type.Object({ code: Type.String({ pattern: '^[A-
 export const DeviceCodeStatus = Type.Object({ code: Type.String(), redeemed: Type.Boolean() });
 export const DeviceCodeRedeemed = Type.Object({ agentId: Type.String(), agentName: Type.String(), accessToken: Type.String(), policy: AgentPolicy });
 
-export const AgentAction = Type.Object({
+const AgentActionFields = {
   id: Type.String(),
   agentId: Type.String(),
   customerId: Type.String(),
@@ -137,13 +137,17 @@ export const AgentAction = Type.Object({
   transferDetails: Type.Optional(
     Type.Object({ amount: Type.Integer(), currency: Type.String(), sourceAccountId: Type.String(), destinationAccountId: Type.String() }),
   ),
-  transaction: Type.Optional(AnyTransaction),
   rejectionReason: Type.Optional(Type.String()),
   failureReason: Type.Optional(Type.String()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-});
-export const AgentActionList = listOf(AgentAction);
+};
+
+/** An agent action, its transaction of any kind (transactionSchemas' AnyTransaction for the module list). */
+export function agentActionSchemas<T extends TSchema>(anyTransaction: T) {
+  const AgentAction = Type.Object({ ...AgentActionFields, transaction: Type.Optional(anyTransaction) });
+  return { AgentAction, AgentActionList: listOf(AgentAction) };
+}
 
 export const ApprovalListQuery = Type.Object(
   {
@@ -156,6 +160,6 @@ export const ApprovalListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const MyActionListQuery = Type.Object({ ...ListQuery.properties, status: Type.Optional(AgentAction.properties.status) }, { additionalProperties: false });
+export const MyActionListQuery = Type.Object({ ...ListQuery.properties, status: Type.Optional(AgentActionFields.status) }, { additionalProperties: false });
 
 export const RejectRequest = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false });

@@ -8,6 +8,7 @@ import { createCardService, PROVISIONED_JOB, type CardService } from './service.
 import { openCardNetworkEntry } from './card-network.js';
 import { CARD, createCardTransactionService, PULL_CONFIRMATION_JOB, type CardTransactionService } from './card-transactions.js';
 import './tables.js';
+import { CARD_TRANSACTION_STATUSES, CardTransaction } from './schemas.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {
@@ -38,6 +39,8 @@ export default defineModule({
 export const cardTransactionsModule = defineModule({
   name: 'cardTransactions',
   needs: ['cards', 'transactions'],
+  // Listed among transactions as type CARD, found by its CardTransaction id.
+  listings: { [CARD]: { type: 'CARD', idType: 'CardTransaction', schema: CardTransaction, statuses: CARD_TRANSACTION_STATUSES } },
   createService: ({ db, clock, ledger, providers, transactions, cards, gates }) => {
     const service = createCardTransactionService({ ledger, rates: providers.rates, transactions, loadCard: cards.load, gates });
     // A production issuer's processor messages come in through the same inbound port as the simulators'.

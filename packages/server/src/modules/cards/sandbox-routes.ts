@@ -7,7 +7,7 @@ import { FX_ERRORS } from '../../fx/errors.js';
 import { accountNotActive } from '../../ledger/errors.js';
 import type { AuthorizationAnswer, AuthorizationKind } from '../../providers/card-network.js';
 import { simulatedAuthorization, simulatedBalanceInquiry } from '../../sandbox/card-network.js';
-import { CardTransaction } from '../transactions/schemas.js';
+import { CardTransaction } from './schemas.js';
 import type { CardTransactionService } from './card-transactions.js';
 import {
   adviceBelowSettled,

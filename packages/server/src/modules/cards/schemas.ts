@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { Id, ListQuery, listOf, RequestAmount, Timestamp } from '../../http/schema-kit.js';
+import { Id, ListQuery, listOf, MinorUnits, RequestAmount, Timestamp } from '../../http/schema-kit.js';
+import { CurrencyAmountSchema } from '../accounts/schemas.js';
 import { CARD_STATES } from './states.js';
 
 export const CardState = Type.String({ enum: [...CARD_STATES] });
@@ -104,4 +105,35 @@ export const SimulateReferenceRequest = Type.Object({ cardTransactionId: Id('Car
 export const SimulationDeclined = Type.Object({
   issuerTransactionToken: Type.String(),
   declineReason: Type.String({ enum: ['INSUFFICIENT_FUNDS', 'CARD_PAUSED', 'CARD_CLOSED', 'CARD_NOT_ACTIVATED', 'CARDHOLDER_NOT_READY'] }),
+});
+
+export const CARD_TRANSACTION_STATUSES = ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'EXCEPTION'] as const;
+
+const CountAndTotal = Type.Object({ count: Type.Integer(), totalAmount: MinorUnits });
+
+/**
+ * A card transaction: the parent of an authorization and every pull, clearing and return against
+ * it, with their aggregates. Listed among transactions with `type: CARD` (the module's payment listing).
+ */
+export const CardTransaction = Type.Object({
+  type: Type.Literal('CARD'),
+  id: Type.String(),
+  cardId: Type.String(),
+  customerId: Type.String(),
+  platformCustomerId: Type.String(),
+  issuerTransactionToken: Type.String(),
+  status: Type.String({ enum: ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'REFUNDED', 'EXCEPTION'] }),
+  direction: Type.String({ enum: ['CREDIT', 'DEBIT'] }),
+  merchant: Type.Object({ descriptor: Type.String(), mcc: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
+  authorizedAmount: CurrencyAmountSchema,
+  settledAmount: CurrencyAmountSchema,
+  refundedAmount: CurrencyAmountSchema,
+  accountId: Type.String(),
+  pullSummary: Type.Object({ count: Type.Integer(), totalAmount: MinorUnits, pendingCount: Type.Integer() }),
+  settlementSummary: CountAndTotal,
+  refundSummary: CountAndTotal,
+  authorizedAt: Timestamp,
+  lastEventAt: Timestamp,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
 });

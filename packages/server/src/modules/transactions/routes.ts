@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import type { Routes } from '../../http/routes.js';
-import { AnyTransaction, AnyTransactionParams, CancelTransactionRequest, ConfirmReceiptDeliveryRequest, Transaction, TransactionList, TransactionListQuery, TransactionParams } from './schemas.js';
+import type { PaymentKinds } from '../../contract/container.js';
+import { CancelTransactionRequest, ConfirmReceiptDeliveryRequest, Transaction, TransactionParams, transactionSchemas } from './schemas.js';
 import type { TransactionService } from './service.js';
 import { notCancellable, transactionNotFound } from './errors.js';
 
 const tags = ['Transactions'];
 
-export function transactionRoutes(r: Routes, { transactions }: { transactions: TransactionService }): void {
+export function transactionRoutes(r: Routes, { transactions, paymentKinds }: { transactions: TransactionService; paymentKinds: PaymentKinds }): void {
+  const { AnyTransaction, AnyTransactionParams, TransactionList, TransactionListQuery } = transactionSchemas(paymentKinds.listings());
   r.get('/transactions', { schema: { tags, summary: 'List transactions', querystring: TransactionListQuery, response: { 200: TransactionList } } }, (scope, req) =>
     transactions.list(scope, req.query),
   );

@@ -1,5 +1,6 @@
-import { Type, type Static } from 'typebox';
-import { idPattern, type CardTransactionId, type TransactionId } from '../../core/ids.js';
+import { Type, type Static, type TSchema } from 'typebox';
+import type { PaymentListing } from '../../contract/module.js';
+import { idPattern, type IdPrefix, type TransactionId } from '../../core/ids.js';
 import { Id, ListQuery, listOf, MinorUnits, Timestamp } from '../../http/schema-kit.js';
 import { CurrencyAmountSchema } from '../accounts/schemas.js';
 
@@ -40,71 +41,66 @@ export const Transaction = Type.Object({
   updatedAt: Timestamp,
 });
 
-export const CARD_TRANSACTION_STATUSES = ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'EXCEPTION'] as const;
-
-const CountAndTotal = Type.Object({ count: Type.Integer(), totalAmount: MinorUnits });
-
 /**
- * A card transaction: the parent of an authorization and every pull, clearing and return against
- * it, with their aggregates. Listed among transactions with `type: CARD`; owned by the cards module.
+ * A transaction of any kind, discriminated on `type`: the kinds other modules list among
+ * transactions (PaymentListing) and, for every other type, the transaction itself. if/then/else
+ * rather than oneOf: the response serializer picks a branch by validating, and only the
+ * discriminator is checked this way (amounts are bigint, which a validator would refuse as integers).
  */
-export const CardTransaction = Type.Object({
-  type: Type.Literal('CARD'),
-  id: Type.String(),
-  cardId: Type.String(),
-  customerId: Type.String(),
-  platformCustomerId: Type.String(),
-  issuerTransactionToken: Type.String(),
-  status: Type.String({ enum: ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'REFUNDED', 'EXCEPTION'] }),
-  direction: Type.String({ enum: ['CREDIT', 'DEBIT'] }),
-  merchant: Type.Object({ descriptor: Type.String(), mcc: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
-  authorizedAmount: CurrencyAmountSchema,
-  settledAmount: CurrencyAmountSchema,
-  refundedAmount: CurrencyAmountSchema,
-  accountId: Type.String(),
-  pullSummary: Type.Object({ count: Type.Integer(), totalAmount: MinorUnits, pendingCount: Type.Integer() }),
-  settlementSummary: CountAndTotal,
-  refundSummary: CountAndTotal,
-  authorizedAt: Timestamp,
-  lastEventAt: Timestamp,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+function anyTransaction(listings: readonly PaymentListing[]) {
+  const schema = listings.reduceRight<TSchema>((otherwise, listing) => ({ if: { type: 'object', properties: { type: { const: listing.type } }, required: ['type'] }, then: listing.schema, else: otherwise }), Transaction);
+  return Type.Unsafe<Static<typeof Transaction> | { type: string; id: string }>(schema);
+}
 
-/**
- * A transaction of any kind, discriminated on `type`. if/then/else rather than oneOf: the response
- * serializer picks a branch by validating, and only the discriminator is checked this way (amounts
- * are bigint, which a validator would refuse as integers).
- */
-export const AnyTransaction = Type.Unsafe<Static<typeof CardTransaction> | Static<typeof Transaction>>({
-  if: { type: 'object', properties: { type: { const: 'CARD' } }, required: ['type'] },
-  then: CardTransaction,
-  else: Transaction,
-});
+const TransactionListFields = {
+  ...ListQuery.properties,
+  customerId: Type.Optional(Id('Customer')),
+  platformCustomerId: Type.Optional(Type.String({ maxLength: 255 })),
+  accountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
+  senderAccountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
+  receiverAccountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
+  reference: Type.Optional(Type.String({ maxLength: 255 })),
+  startDate: Type.Optional(Type.String({ format: 'date-time' })),
+  endDate: Type.Optional(Type.String({ format: 'date-time' })),
+};
 
-export const TransactionListQuery = Type.Object(
-  {
-    ...ListQuery.properties,
-    customerId: Type.Optional(Id('Customer')),
-    platformCustomerId: Type.Optional(Type.String({ maxLength: 255 })),
-    accountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
-    senderAccountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
-    receiverAccountIdentifier: Type.Optional(Type.String({ maxLength: 255 })),
-    status: Type.Optional(Type.String({ enum: [...TRANSACTION_STATUSES, ...CARD_TRANSACTION_STATUSES], description: 'A transaction status, or a card transaction status for type CARD' })),
-    type: Type.Optional(Type.String({ enum: ['INCOMING', 'OUTGOING', 'CARD'] })),
-    reference: Type.Optional(Type.String({ maxLength: 255 })),
-    startDate: Type.Optional(Type.String({ format: 'date-time' })),
-    endDate: Type.Optional(Type.String({ format: 'date-time' })),
-  },
-  { additionalProperties: false },
-);
+function transactionListQuery(listings: readonly PaymentListing[]) {
+  const statuses = [...new Set([...TRANSACTION_STATUSES, ...listings.flatMap((l) => l.statuses)])];
+  const types = ['INCOMING', 'OUTGOING', ...listings.map((l) => l.type)];
+  const kinds = listings.map((l) => `a ${l.type.toLowerCase()} transaction status for type ${l.type}`).join(', ');
+  return Type.Object(
+    {
+      ...TransactionListFields,
+      status: Type.Optional(Type.String({ enum: statuses, description: kinds ? `A transaction status, or ${kinds}` : 'A transaction status' })),
+      type: Type.Optional(Type.String({ enum: types })),
+    },
+    { additionalProperties: false },
+  );
+}
 
-export const TransactionList = listOf(AnyTransaction);
+/** GET /transactions/{id} also finds a listed kind's record by its own id (a CardTransaction). */
+function anyTransactionParams(listings: readonly PaymentListing[]) {
+  const prefixes: IdPrefix[] = ['Transaction', ...listings.map((l) => l.idType)];
+  return Type.Object({
+    transactionId: Type.Unsafe<TransactionId>(Type.String({ pattern: prefixes.map((p) => idPattern(p)).join('|'), description: prefixes.map((p) => `${p}:<uuid>`).join(' or ') })),
+  });
+}
+
+const built = new WeakMap<readonly PaymentListing[], ReturnType<typeof buildTransactionSchemas>>();
+
+function buildTransactionSchemas(listings: readonly PaymentListing[]) {
+  const AnyTransaction = anyTransaction(listings);
+  return { AnyTransaction, TransactionList: listOf(AnyTransaction), TransactionListQuery: transactionListQuery(listings), AnyTransactionParams: anyTransactionParams(listings) };
+}
+
+/** The schemas that carry a transaction of any kind, for the kinds the module list lists (built once per list). */
+export function transactionSchemas(listings: readonly PaymentListing[]): ReturnType<typeof buildTransactionSchemas> {
+  let schemas = built.get(listings);
+  if (!schemas) built.set(listings, (schemas = buildTransactionSchemas(listings)));
+  return schemas;
+}
+
 export const TransactionParams = Type.Object({ transactionId: Id('Transaction') });
-/** GET /transactions/{id} also finds a card transaction by its own id. */
-export const AnyTransactionParams = Type.Object({
-  transactionId: Type.Unsafe<TransactionId | CardTransactionId>(Type.String({ pattern: `${idPattern('Transaction')}|${idPattern('CardTransaction')}`, description: 'Transaction:<uuid> or CardTransaction:<uuid>' })),
-});
 
 export const CancelTransactionRequest = Type.Object(
   { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Why the platform cancels; kept for its records' })) },

@@ -2,7 +2,7 @@ import { sql, type Selectable, type UpdateObject } from 'kysely';
 import type { Database, Db, Executor, Tx } from '../../db/schema.js';
 import type { TransactionsTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
-import { newId, type AccountId, type CardTransactionId, type CustomerId, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
+import { newId, type AccountId, type CustomerId, type Id, type IdPrefix, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
 import type { PaymentKinds } from '../../contract/container.js';
@@ -159,6 +159,99 @@ async function update(tx: Tx, platformId: PlatformId, transactionId: Transaction
   return transactionView(row);
 }
 
+/** Records a new payment of a kind this module does not render itself. */
+export async function createTransaction(uow: UnitOfWork, input: NewTransaction): Promise<TransactionView> {
+  const id = newId('Transaction');
+  const row = await uow.tx
+    .insertInto('transactions')
+    .values({
+      id,
+      platform_id: uow.platformId,
+      customer_id: input.customerId,
+      kind: input.kind,
+      type: input.type,
+      direction: input.type === 'INCOMING' ? 'CREDIT' : 'DEBIT',
+      status: input.status,
+      sender_account_id: input.senderAccountId ?? null,
+      receiver_account_id: input.receiverAccountId ?? null,
+      sent_minor: input.sent?.amount ?? null,
+      sent_currency: input.sent?.currency ?? null,
+      received_minor: input.received?.amount ?? null,
+      received_currency: input.received?.currency ?? null,
+      fees_minor: input.feesMinor ?? null,
+      platform_fees_minor: input.platformFeesMinor ?? null,
+      exchange_rate: input.exchangeRate ?? null,
+      quote_id: input.quoteId ?? null,
+      reference: input.reference ?? null,
+      description: input.description ?? null,
+      failure_reason: input.failureReason ?? null,
+      settled_at: input.settledAt ?? null,
+      details: JSON.stringify(input.source ? { source: input.source } : {}),
+      created_at: uow.now,
+      updated_at: uow.now,
+    })
+    .returningAll()
+    .returning(withPlatformCustomerId)
+    .executeTakeFirstOrThrow();
+  return transactionView(row);
+}
+
+/** A payment another module keeps the record of, as the transactions index lists it. */
+export interface IndexEntry {
+  /** Its own id (of its listing's id type), which GET /transactions/{id} also finds. */
+  id: Id<IdPrefix>;
+  kind: string;
+  /** Its listing's `type`. */
+  type: Selectable<TransactionsTable>['type'];
+  direction: 'CREDIT' | 'DEBIT';
+  status: string;
+  customerId: CustomerId;
+  accountId: AccountId;
+  amount: bigint;
+  currency: string;
+}
+
+/**
+ * Lists a payment whose record another module keeps (a card transaction) among transactions, so
+ * GET /transactions pages and filters every payment in one query; its kind renders it (`views`),
+ * and its listing (ModuleDefinition.listings) gives its `type` and its id type.
+ */
+export async function indexPayment(uow: UnitOfWork, entry: IndexEntry): Promise<void> {
+  await uow.tx
+    .insertInto('transactions')
+    .values({
+      id: entry.id,
+      platform_id: uow.platformId,
+      customer_id: entry.customerId,
+      kind: entry.kind,
+      type: entry.type,
+      direction: entry.direction,
+      status: entry.status,
+      sender_account_id: entry.direction === 'DEBIT' ? entry.accountId : null,
+      receiver_account_id: entry.direction === 'CREDIT' ? entry.accountId : null,
+      sent_minor: entry.amount,
+      sent_currency: entry.currency,
+      received_minor: null,
+      received_currency: null,
+      fees_minor: null,
+      exchange_rate: null,
+      quote_id: null,
+      reference: null,
+      description: null,
+      failure_reason: null,
+      settled_at: null,
+      details: '{}',
+      created_at: uow.now,
+      updated_at: uow.now,
+    })
+    .execute();
+}
+
+/** Keeps an indexed payment's status (what the list filters on) in step with its own record. */
+export async function reindexPayment(uow: UnitOfWork, id: IndexEntry['id'], status: string): Promise<void> {
+  await uow.tx.updateTable('transactions').set({ status, updated_at: uow.now }).where('platform_id', '=', uow.platformId).where('id', '=', id).execute();
+}
+
 export type TransactionService = ReturnType<typeof createTransactionService>;
 
 /**
@@ -188,81 +281,9 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
   return {
     load,
 
-    async create(uow: UnitOfWork, input: NewTransaction): Promise<TransactionView> {
-      const id = newId('Transaction');
-      const row = await uow.tx
-        .insertInto('transactions')
-        .values({
-          id,
-          platform_id: uow.platformId,
-          customer_id: input.customerId,
-          kind: input.kind,
-          type: input.type,
-          direction: input.type === 'INCOMING' ? 'CREDIT' : 'DEBIT',
-          status: input.status,
-          sender_account_id: input.senderAccountId ?? null,
-          receiver_account_id: input.receiverAccountId ?? null,
-          sent_minor: input.sent?.amount ?? null,
-          sent_currency: input.sent?.currency ?? null,
-          received_minor: input.received?.amount ?? null,
-          received_currency: input.received?.currency ?? null,
-          fees_minor: input.feesMinor ?? null,
-          platform_fees_minor: input.platformFeesMinor ?? null,
-          exchange_rate: input.exchangeRate ?? null,
-          quote_id: input.quoteId ?? null,
-          reference: input.reference ?? null,
-          description: input.description ?? null,
-          failure_reason: input.failureReason ?? null,
-          settled_at: input.settledAt ?? null,
-          details: JSON.stringify(input.source ? { source: input.source } : {}),
-          created_at: uow.now,
-          updated_at: uow.now,
-        })
-        .returningAll()
-        .returning(withPlatformCustomerId)
-        .executeTakeFirstOrThrow();
-      return transactionView(row);
-    },
-
-    /**
-     * Lists a payment whose record another module keeps (a card transaction) among transactions, so
-     * GET /transactions pages and filters every payment in one query; its kind renders it (`views`).
-     */
-    async index(uow: UnitOfWork, entry: { id: CardTransactionId; kind: string; type: 'CARD'; direction: 'CREDIT' | 'DEBIT'; status: string; customerId: CustomerId; accountId: AccountId; amount: bigint; currency: string }): Promise<void> {
-      await uow.tx
-        .insertInto('transactions')
-        .values({
-          id: entry.id,
-          platform_id: uow.platformId,
-          customer_id: entry.customerId,
-          kind: entry.kind,
-          type: entry.type,
-          direction: entry.direction,
-          status: entry.status,
-          sender_account_id: entry.direction === 'DEBIT' ? entry.accountId : null,
-          receiver_account_id: entry.direction === 'CREDIT' ? entry.accountId : null,
-          sent_minor: entry.amount,
-          sent_currency: entry.currency,
-          received_minor: null,
-          received_currency: null,
-          fees_minor: null,
-          exchange_rate: null,
-          quote_id: null,
-          reference: null,
-          description: null,
-          failure_reason: null,
-          settled_at: null,
-          details: '{}',
-          created_at: uow.now,
-          updated_at: uow.now,
-        })
-        .execute();
-    },
-
-    /** Keeps an indexed payment's status (what the list filters on) in step with its own record. */
-    async reindex(uow: UnitOfWork, id: CardTransactionId, status: string): Promise<void> {
-      await uow.tx.updateTable('transactions').set({ status, updated_at: uow.now }).where('platform_id', '=', uow.platformId).where('id', '=', id).execute();
-    },
+    create: createTransaction,
+    index: indexPayment,
+    reindex: reindexPayment,
 
     /** Moves a transaction to a final or new status; returns the updated view (one round trip). */
     async setStatus(
@@ -297,8 +318,8 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
       return uow.tx.selectFrom('transactions').selectAll().where('platform_id', '=', uow.platformId).where('id', '=', transactionId).forNoKeyUpdate().executeTakeFirstOrThrow();
     },
 
-    /** GET /transactions/{id}: any payment, card transactions included (by their CardTransaction id). */
-    async get({ platformId }: Scope, transactionId: TransactionId | CardTransactionId): Promise<object> {
+    /** GET /transactions/{id}: any payment, listed kinds included (by their own ids). */
+    async get({ platformId }: Scope, transactionId: TransactionId): Promise<object> {
       const row = await selectTransactions(db).where('t.platform_id', '=', platformId).where('t.id', '=', transactionId).executeTakeFirst();
       if (!row) throw transactionNotFound();
       return (await render(db, platformId, [row]))[0]!;
@@ -315,7 +336,7 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
       if (filters.senderAccountIdentifier) query = query.where('t.sender_account_id', '=', filters.senderAccountIdentifier as AccountId);
       if (filters.receiverAccountIdentifier) query = query.where('t.receiver_account_id', '=', filters.receiverAccountIdentifier as AccountId);
       if (filters.status) query = query.where('t.status', '=', filters.status);
-      if (filters.type) query = query.where('t.type', '=', filters.type as 'INCOMING' | 'OUTGOING' | 'CARD');
+      if (filters.type) query = query.where('t.type', '=', filters.type);
       if (filters.reference) query = query.where('t.reference', '=', filters.reference);
       if (filters.startDate) query = query.where('t.created_at', '>=', new Date(filters.startDate));
       if (filters.endDate) query = query.where('t.created_at', '<=', new Date(filters.endDate));

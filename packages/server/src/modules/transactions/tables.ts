@@ -4,15 +4,19 @@
  * the migrations create them.
  */
 import type { ColumnType } from 'kysely';
-import type { AccountId, CardTransactionId, CustomerId, PlatformId, QuoteId, TransactionId } from '../../core/ids.js';
+import type { AccountId, CustomerId, Id, IdPrefix, PlatformId, QuoteId, TransactionId } from '../../core/ids.js';
 import type { Json, Timestamp } from '../../db/schema.js';
 
 export interface TransactionsTable {
-  /** Card transactions are mirrored here under their own ids, so one list pages every payment. */
-  id: TransactionId | CardTransactionId;
+  /**
+   * A transaction's id, or the own id of a payment another module keeps the record of and lists
+   * here (a listed kind: a CardTransaction), so one list pages every payment.
+   */
+  id: TransactionId | Id<IdPrefix>;
   platform_id: PlatformId;
   customer_id: CustomerId | null;
-  type: 'INCOMING' | 'OUTGOING' | 'CARD';
+  /** INCOMING, OUTGOING, or a listed kind's type (CARD; a CHECK constraint lists them, so a new listing brings a migration). */
+  type: string;
   /** The kind of payment (a module's payment kind: FUNDING, TRANSFER, QUOTE): who acts on it. */
   kind: string;
   direction: 'CREDIT' | 'DEBIT';
