@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import { exited, ProcessTestBed } from './processes.js';
-import type { Customer, ExternalAccount, InternalAccount, List, Transaction } from './wire-types.js';
+import type { InternalAccount, List, Transaction } from './wire-types.js';
 
 /**
  * kill -9 in the middle of a funding and transfer load, then restart: every request either fully
@@ -27,14 +27,7 @@ describe('crash safety', () => {
     const { env, open } = await bed.serverEnvironment('moneta-crash');
     let server = await bed.startServer(env);
 
-    const customer = await call<Customer>(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Crash Dummy', currencies: ['USD'] });
-    const accountId = (await call<List<InternalAccount>>(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!.id;
-    const external = await call<ExternalAccount>(server.base, 'POST', '/customers/external-accounts', {
-      customerId: customer.body.id,
-      currency: 'USD',
-      accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: '27182818', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Crash Dummy' } },
-    });
-    expect(external.status).toBe(201);
+    const { accountId, externalAccountId } = await bed.customerWithBankAccount(server.base, 'Crash Dummy', '27182818');
 
     // A load of fundings and transfer-outs, each with its own Idempotency-Key, from 6 clients at once.
     const sent: Sent[] = [];
@@ -44,7 +37,7 @@ describe('crash safety', () => {
         const funding = i % 2 === 0;
         const request: Sent = funding
           ? { key: `c${n}-${i}`, method: 'POST', path: `/sandbox/internal-accounts/${accountId}/fund`, body: { amount: 1_000 } }
-          : { key: `c${n}-${i}`, method: 'POST', path: '/transfer-out', body: { source: { accountId }, destination: { accountId: external.body.id }, amount: 300 } };
+          : { key: `c${n}-${i}`, method: 'POST', path: '/transfer-out', body: { source: { accountId }, destination: { accountId: externalAccountId }, amount: 300 } };
         sent.push(request);
         try {
           const res = await call(server.base, request.method, request.path, request.body, request.key);

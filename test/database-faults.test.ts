@@ -3,7 +3,7 @@ import { openDatabase } from '../packages/server/src/db/database.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import { exited, ProcessTestBed } from './processes.js';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
-import type { Customer, ExternalAccount, InternalAccount, List } from './wire-types.js';
+import type { InternalAccount } from './wire-types.js';
 
 /**
  * PostgreSQL drops connections in every real deployment (failover, restart, idle timeout, a proxy).
@@ -35,14 +35,7 @@ describe.runIf(process.env.DATABASE_URL)('a PostgreSQL that drops its connection
     postgres = await startPrivatePostgres();
     const server = await bed.startServer({ DATA_DIR: (await bed.serverEnvironment('moneta-dbfaults')).env.DATA_DIR!, DATABASE_URL: postgres.url }, { logLevel: 'warn', keep: 200_000 });
 
-    const customer = await call<Customer>(server.base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Fault Tolerant', currencies: ['USD'] });
-    const accountId = (await call<List<InternalAccount>>(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!.id;
-    const external = await call<ExternalAccount>(server.base, 'POST', '/customers/external-accounts', {
-      customerId: customer.body.id,
-      currency: 'USD',
-      accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: '31415926', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Fault Tolerant' } },
-    });
-    expect(external.status).toBe(201);
+    const { accountId, externalAccountId } = await bed.customerWithBankAccount(server.base, 'Fault Tolerant', '31415926');
 
     // Mixed load from 12 clients: reads, fundings and transfer-outs (each change with its own key).
     const sent: Sent[] = [];
@@ -57,7 +50,7 @@ describe.runIf(process.env.DATABASE_URL)('a PostgreSQL that drops its connection
             ? { key: `r${n}-${i}`, method: 'GET', path: '/customers?limit=5', statuses: [] }
             : kind === 1
               ? { key: `f${n}-${i}`, method: 'POST', path: `/sandbox/internal-accounts/${accountId}/fund`, body: { amount: 1_000 }, statuses: [] }
-              : { key: `t${n}-${i}`, method: 'POST', path: '/transfer-out', body: { source: { accountId }, destination: { accountId: external.body.id }, amount: 300 }, statuses: [] };
+              : { key: `t${n}-${i}`, method: 'POST', path: '/transfer-out', body: { source: { accountId }, destination: { accountId: externalAccountId }, amount: 300 }, statuses: [] };
         sent.push(request);
         try {
           const res = await call(server.base, request.method, request.path, request.body, request.method === 'POST' ? request.key : undefined);

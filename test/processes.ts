@@ -94,6 +94,19 @@ export class ProcessTestBed {
     });
     return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', body: (await response.json()) as T };
   }
+
+  /** A USD customer, its internal account and a US bank account of its own: what a funding and transfer-out load needs. */
+  async customerWithBankAccount(base: string, fullName: string, accountNumber: string): Promise<{ customerId: string; accountId: string; externalAccountId: string }> {
+    const customer = await this.call<{ id: string }>(base, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName, currencies: ['USD'] });
+    const accountId = (await this.call<{ data: { id: string }[] }>(base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!.id;
+    const external = await this.call<{ id: string }>(base, 'POST', '/customers/external-accounts', {
+      customerId: customer.body.id,
+      currency: 'USD',
+      accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber, beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName } },
+    });
+    if (external.status !== 201) throw new Error(`the bank account was refused: ${external.status} ${JSON.stringify(external.body)}`);
+    return { customerId: customer.body.id, accountId, externalAccountId: external.body.id };
+  }
 }
 
 export function freePort(): Promise<number> {

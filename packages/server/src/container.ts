@@ -66,7 +66,6 @@ export function createContainer(deps: AppDeps): Container {
     db,
     clock,
     keys: infrastructure.signingKeys,
-    mode: config.mode,
     outbound: providers.outbound,
     webhookEndpoint: (platformId) => registry.platforms.webhookEndpoint(platformId),
     timeoutMs: config.webhookTimeoutMs,
@@ -76,7 +75,7 @@ export function createContainer(deps: AppDeps): Container {
 
   for (const module of modules) {
     for (const [kind, handler] of Object.entries(module.jobs?.(container) ?? {})) jobs.register(kind, handler);
-    if (module.reactions) reactions.add(module.reactions(container));
+    if (module.reactions) reactions.add(module.name, module.reactions(container));
     if (module.gates) gates.add(module.name, module.gates(container));
     for (const [kind, paymentKind] of Object.entries(module.paymentKinds?.(container) ?? {})) {
       if (kinds.has(kind)) throw new Error(`payment kind ${kind} is declared by two modules`);

@@ -1,3 +1,4 @@
+import { createDeclaredHandlers } from './declared-handlers.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /**
@@ -35,19 +36,10 @@ export interface Gates {
 
 /** The gates of a module list; they are added once the modules' services exist. */
 export function createGates(): Gates & { add(owner: string, handlers: GateHandlers): void } {
-  const byName = new Map<GateName, { owner: string; gate: Gate<GateName> }[]>();
+  const declared = createDeclaredHandlers<Gate<GateName>>();
   return {
-    add(owner, handlers) {
-      for (const [name, gate] of Object.entries(handlers) as [GateName, Gate<GateName> | undefined][]) {
-        if (!gate) continue;
-        byName.set(name, [...(byName.get(name) ?? []), { owner, gate }]);
-      }
-    },
-    of<K extends GateName>(name: K) {
-      return (byName.get(name) ?? []).map((entry) => entry.gate);
-    },
-    owners(name) {
-      return (byName.get(name) ?? []).map((entry) => entry.owner);
-    },
+    add: (owner, handlers) => declared.add(owner, handlers),
+    of: <K extends GateName>(name: K) => declared.of(name),
+    owners: (name) => declared.owners(name),
   };
 }

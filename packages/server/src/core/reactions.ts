@@ -1,3 +1,4 @@
+import { createDeclaredHandlers } from './declared-handlers.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /**
@@ -28,17 +29,12 @@ export interface Reactions {
 }
 
 /** The reactions of a module list; handlers are added once the modules' services exist. */
-export function createReactions(): Reactions & { add(handlers: ReactionHandlers): void } {
-  const byName = new Map<ReactionName, Reaction<ReactionName>[]>();
+export function createReactions(): Reactions & { add(owner: string, handlers: ReactionHandlers): void } {
+  const declared = createDeclaredHandlers<Reaction<ReactionName>>();
   return {
-    add(handlers) {
-      for (const [name, handler] of Object.entries(handlers) as [ReactionName, Reaction<ReactionName> | undefined][]) {
-        if (!handler) continue;
-        byName.set(name, [...(byName.get(name) ?? []), handler]);
-      }
-    },
+    add: (owner, handlers) => declared.add(owner, handlers as Record<string, Reaction<ReactionName> | undefined>),
     async run(uow, name, fact) {
-      for (const handler of byName.get(name) ?? []) await handler(uow, fact);
+      for (const handler of declared.of(name)) await handler(uow, fact);
     },
   };
 }

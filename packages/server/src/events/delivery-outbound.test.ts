@@ -63,7 +63,6 @@ describe('webhook endpoints in production', () => {
       db: t.database.db,
       clock: t.container.clock,
       keys: t.container.signingKeys,
-      mode: 'production',
       outbound,
       webhookEndpoint: async (platformId) => (platformId === p.id ? hostile : undefined),
     });
@@ -104,7 +103,6 @@ describe('webhook timeouts', () => {
       db: t.database.db,
       clock: t.container.clock,
       keys: t.container.signingKeys,
-      mode: 'sandbox',
       outbound: t.container.providers.outbound,
       webhookEndpoint: (platformId) => t.container.platforms.webhookEndpoint(platformId),
       timeoutMs: 60_000,

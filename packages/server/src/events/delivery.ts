@@ -8,7 +8,6 @@ import { defineError } from '../core/errors.js';
 import { newId, type PlatformId } from '../core/ids.js';
 import { createPoller } from '../lib/poller.js';
 import { signBody, type SigningKeys } from './signing-keys.js';
-import { checkWebhookUrlSyntax } from '../outbound/urls.js';
 import { OutboundError, type Outbound } from '../outbound/guard.js';
 
 type EventRow = Selectable<EventsTable>;
@@ -76,8 +75,7 @@ export interface WebhookDelivererDeps {
   db: Db;
   clock: Clock;
   keys: SigningKeys;
-  mode: 'sandbox' | 'production';
-  /** The outbound guard every delivery goes through (address rules, timeout). */
+  /** The outbound guard every delivery goes through (URL and address rules of the mode, timeout). */
   outbound: Outbound;
   webhookEndpoint: (platformId: PlatformId) => Promise<string | undefined>;
   timeoutMs?: number;
@@ -140,7 +138,7 @@ async function post(d: Delivery, platformId: PlatformId, url: string, body: stri
   const started = Date.now();
   const result = (partial: Omit<AttemptResult, 'url' | 'durationMs'>): AttemptResult => ({ url, durationMs: Date.now() - started, ...partial });
   const failed = (error: string): AttemptResult => result({ statusCode: null, error: error.slice(0, 300), excerpt: null, retryAfter: null });
-  const syntax = checkWebhookUrlSyntax(url, d.deps.mode);
+  const syntax = await d.deps.outbound.checkUrl(url);
   if (!syntax.ok) return failed(`endpoint refused: ${syntax.reason}`);
   try {
     const headers = deliveryHeaders(body, eventId, await d.deps.keys.forSigning(platformId));

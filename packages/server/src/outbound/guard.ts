@@ -62,7 +62,6 @@ export interface OutboundResponse {
 }
 
 export interface Outbound {
-  readonly mode: OutboundMode;
   request(url: string | URL, init: OutboundRequest): Promise<OutboundResponse>;
   /**
    * Whether a URL a platform supplies (a webhook endpoint, an OIDC issuer) follows the rules of this
@@ -81,7 +80,6 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
   const agent = new Agent({ connect: guardedConnector(policy, allow) });
 
   return {
-    mode: policy.mode,
     async checkUrl(url, options = {}) {
       const syntax = checkWebhookUrlSyntax(url, policy.mode);
       if (!syntax.ok || !options.resolve || policy.mode !== 'production') return syntax;

@@ -21,8 +21,9 @@ export function customerField<K extends CustomerField>(customerIdColumn: string,
 
 /** A customer's fields by id (deleted ones too: what was recorded stays readable); throws when there is none. */
 export async function customerFields<K extends CustomerField>(executor: Executor, customerId: CustomerId, fields: readonly K[]): Promise<Pick<Selectable<CustomersTable>, K>> {
-  const row = await executor.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirstOrThrow();
-  return Object.fromEntries(fields.map((field) => [field, row[field]])) as Pick<Selectable<CustomersTable>, K>;
+  const row = await executor.selectFrom('customers').select(fields as readonly CustomerField[]).where('id', '=', customerId).executeTakeFirstOrThrow();
+  // Kysely types a selection of a generic list of columns loosely; the row holds exactly `fields`.
+  return row as unknown as Pick<Selectable<CustomersTable>, K>;
 }
 
 /** The ids of the platform's customers with this platform customer id, as a subquery: `.where('t.customer_id', 'in', customersWithPlatformId(...))`. */
