@@ -27,13 +27,19 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
 /**
  * Every JSON body of every route is read by Fastify's own parser (prototype-poisoning checks
  * included), after a depth check: a body of thousands of nested arrays is refused with 400 before
- * anything recursive (validation, the idempotency layer's canonical hash) walks it.
+ * anything recursive (validation, the idempotency layer's canonical hash) walks it. An empty
+ * body is no body, whatever its Content-Type says.
  */
 export function boundJsonBodies(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    // A client that names JSON but sends nothing (an empty POST) sent no body, not bad JSON.
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
     if (jsonDepthExceeds(text, MAX_BODY_DEPTH)) {
       done(invalidRequestFormat(`The request body nests deeper than ${MAX_BODY_DEPTH} levels`), undefined);
       return;
