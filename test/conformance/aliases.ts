@@ -267,3 +267,21 @@ export const CROSS_CUTTING_STATUSES: readonly CrossCuttingStatus[] = [
  * status on an unlisted path is an "unknown route" violation.
  */
 export const NO_ROUTE_STATUS = 404;
+
+/**
+ * Departures from one reference document that the other explains, beyond what `inspectResponse`
+ * reconciles by itself (the snapshot check already allows what today's document added or relaxed
+ * at the same place). `document` is the document whose check forgives it.
+ */
+export interface VersionDifference {
+  document: 'snapshot' | 'head';
+  /** `METHOD /reference/path` (or `webhook TYPE`); any operation when absent. */
+  operation?: string;
+  pointer?: RegExp;
+  keyword: string;
+  /** For enum and const departures: the values forgiven. */
+  values?: readonly string[];
+  reason: string;
+}
+
+export const VERSION_DIFFERENCES: readonly VersionDifference[] = [];

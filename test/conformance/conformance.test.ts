@@ -28,6 +28,7 @@ function card(overrides: Record<string, unknown> = {}): Record<string, unknown> 
     expYear: 2030,
     fundingSources: ['InternalAccount:7e0c9d1a-1111-4a2b-8c3d-000000000001'],
     currency: 'USD',
+    maxSpendPerTransaction: null,
     createdAt: NOW,
     updatedAt: NOW,
     ...overrides,

@@ -30,7 +30,7 @@ export function reportFile(): string {
 
 /** One line of the report file. */
 export type ReportLine =
-  | { t: 'violation'; rule: Violation['rule']; op: string; status: number; pointer: string; keyword: string; schemaPath: string; message: string; value?: string; test?: string }
+  | { t: 'violation'; rule: Violation['rule']; document?: Violation['document']; op: string; status: number; pointer: string; keyword: string; schemaPath: string; message: string; value?: string; test?: string }
   | { t: 'hit'; kind: string; op: string; status: number; alias?: string }
   | { t: 'error'; op: string; status: number; message: string; test?: string };
 
@@ -88,6 +88,7 @@ export async function checkConformance(sample: ResponseSample): Promise<void> {
     append({
       t: 'violation',
       rule: v.rule,
+      ...(v.document ? { document: v.document } : {}),
       op: v.operation,
       status: v.status,
       pointer: clip(v.pointer, 200),

@@ -25,6 +25,7 @@ import {
   RELAXATIONS,
   TEST_ONLY_ROUTES,
   VALUE_ALIASES,
+  VERSION_DIFFERENCES,
 } from './aliases.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
@@ -32,13 +33,27 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 export const API_PREFIX = '/2025-10-13';
 
-/** The reference document: MONETA_REFERENCE_OPENAPI, or the shared copy next to this checkout. */
-export function referenceFile(): string {
-  if (process.env.MONETA_REFERENCE_OPENAPI) return process.env.MONETA_REFERENCE_OPENAPI;
+/**
+ * The two reference documents every response is checked against: the snapshot our spec was written
+ * from, and today's document (same version label, newer shapes). See `inspectResponse` for how
+ * their differences are reconciled.
+ */
+export type DocumentName = 'snapshot' | 'head';
+export const DOCUMENTS: readonly DocumentName[] = ['snapshot', 'head'];
+
+const DOCUMENT_FILES: Record<DocumentName, { env: string; file: string }> = {
+  snapshot: { env: 'MONETA_REFERENCE_OPENAPI', file: 'openapi-2025-10-13.yaml' },
+  head: { env: 'MONETA_REFERENCE_OPENAPI_HEAD', file: 'openapi-head.yaml' },
+};
+
+/** A reference document: its environment variable, or the shared copy next to this checkout. */
+export function referenceFile(document: DocumentName = 'snapshot'): string {
+  const { env, file } = DOCUMENT_FILES[document];
+  if (process.env[env]) return process.env[env];
   // The workplace's shared copy: next to this checkout, or at its fixed place when the checkout is elsewhere (CI's clone).
-  const candidates = [fileURLToPath(new URL('../../../shared/reference/openapi-2025-10-13.yaml', import.meta.url)), '/work/shared/reference/openapi-2025-10-13.yaml'];
+  const candidates = [fileURLToPath(new URL(`../../../shared/reference/${file}`, import.meta.url)), `/work/shared/reference/${file}`];
   const found = candidates.find((path) => existsSync(path));
-  if (!found) throw new Error(`the reference OpenAPI document is not at ${candidates.join(' or ')}; set MONETA_REFERENCE_OPENAPI`);
+  if (!found) throw new Error(`the reference OpenAPI document is not at ${candidates.join(' or ')}; set ${env}`);
   return found;
 }
 
@@ -56,6 +71,8 @@ export type ViolationRule = 'schema' | 'undocumented-status' | 'unexpected-body'
 
 export interface Violation {
   rule: ViolationRule;
+  /** The document the response departs from ('both' when it departs from each the same way). */
+  document?: DocumentName | 'both';
   /** `METHOD /reference/path/{param}` for reference operations, else the route or request as seen. */
   operation: string;
   status: number;
@@ -72,7 +89,8 @@ export interface Violation {
 
 export function formatViolation(v: Violation): string {
   const where = v.schemaPath ? ` (${v.keyword} at ${v.schemaPath})` : '';
-  return `${v.operation} -> ${v.status} at ${v.pointer === '' ? '(body)' : v.pointer}: ${v.message}${where}`;
+  const against = v.document ? `[${v.document}] ` : '';
+  return `${against}${v.operation} -> ${v.status} at ${v.pointer === '' ? '(body)' : v.pointer}: ${v.message}${where}`;
 }
 
 export type RouteMatch =
@@ -99,6 +117,9 @@ interface Operation {
 }
 
 interface Reference {
+  name: DocumentName;
+  /** The document as read, before any alias or declared difference is applied. */
+  raw: Json;
   doc: Json;
   ajv: Ajv2020;
   operations: Map<string, Operation>;
@@ -110,7 +131,7 @@ interface Reference {
   rootRouter: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
 }
 
-let cached: Reference | undefined;
+const cached = new Map<DocumentName, Reference>();
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -296,9 +317,11 @@ function toRouterPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-function loadReference(): Reference {
-  const file = referenceFile();
-  const doc = parse(readFileSync(file, 'utf8')) as Json;
+function loadReference(name: DocumentName): Reference {
+  const file = referenceFile(name);
+  const text = readFileSync(file, 'utf8');
+  const doc = parse(text) as Json;
+  const raw = parse(text) as Json;
   if (!isObject(doc.paths) || !isObject(doc.components)) throw new Error(`${file} is not an OpenAPI document`);
   applyDeclaredDifferences(doc, file);
   const origin = new WeakMap<object, string>();
@@ -358,18 +381,22 @@ function loadReference(): Reference {
       throw new Error(`aliases.ts: CROSS_CUTTING_STATUSES ${status} has no Error${status} schema in ${file}`);
     }
   }
-  return { doc, ajv, operations, origin, errorValidators: new Map(), apiRouter, rootRouter };
+  return { name, raw, doc, ajv, operations, origin, errorValidators: new Map(), apiRouter, rootRouter };
 }
 
-/** The parsed, alias-extended reference (loaded once per process). */
-function reference(): Reference {
-  cached ??= loadReference();
-  return cached;
+/** The parsed, alias-extended reference document (each loaded once per process). */
+function reference(name: DocumentName = 'snapshot'): Reference {
+  let ref = cached.get(name);
+  if (!ref) {
+    ref = loadReference(name);
+    cached.set(name, ref);
+  }
+  return ref;
 }
 
-/** Every reference operation, as `METHOD /path`. */
-export function referenceOperations(): string[] {
-  return [...reference().operations.keys()];
+/** Every operation of a reference document, as `METHOD /path`. */
+export function referenceOperations(document: DocumentName = 'snapshot'): string[] {
+  return [...reference(document).operations.keys()];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -404,8 +431,8 @@ function anyMethod(router: Reference['apiRouter'], path: string): RouteStore | u
 }
 
 /** Which reference operation, alias or extension a request reaches. HEAD is matched as GET. */
-export function matchRoute(method: string, url: string): RouteMatch {
-  const ref = reference();
+export function matchRoute(method: string, url: string, document: DocumentName = 'snapshot'): RouteMatch {
+  const ref = reference(document);
   const verb = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
   const path = pathOf(url);
   const inApi = path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
@@ -535,10 +562,10 @@ function shapeViolations(route: string, status: number, body: unknown): Violatio
   return errorShapeProblems(body, status).map((p) => ({ rule: 'error-shape', operation: route, status, pointer: p.pointer, keyword: 'error-shape', schemaPath: '', message: p.message }));
 }
 
-/** The route a request reached and every way its response departs from the reference. */
-export function inspectResponse(sample: ResponseSample): { route: RouteMatch; violations: Violation[] } {
-  const ref = reference();
-  const route = matchRoute(sample.method, sample.url);
+/** The route a request reached and every way its response departs from one reference document. */
+function inspectAgainst(document: DocumentName, sample: ResponseSample): { route: RouteMatch; violations: Violation[] } {
+  const ref = reference(document);
+  const route = matchRoute(sample.method, sample.url, document);
   const { status } = sample;
   const hasJson = isJson(sample.contentType) && sample.body !== undefined;
   const violations: Violation[] = [];
@@ -607,7 +634,75 @@ export function inspectResponse(sample: ResponseSample): { route: RouteMatch; vi
   return { route, violations: schemaViolations(ref, route.operation, status, validate, sample.body) };
 }
 
-/** Every way a response departs from the reference (empty when it conforms or is not checked). */
+// ---------------------------------------------------------------------------------------------
+// Two documents
+
+/**
+ * Whether today's document, at the place of a snapshot violation, allows what the snapshot
+ * refused: it added the enum value, or no longer requires the property, or documents the status.
+ * Only places the two documents share are compared (the same JSON pointer).
+ */
+function headAllows(violation: Violation, sample: ResponseSample): boolean {
+  const head = reference('head');
+  if (violation.rule === 'undocumented-status') {
+    const route = matchRoute(sample.method, sample.url, 'head');
+    const op = route.kind === 'reference' ? head.operations.get(route.operation) : undefined;
+    return op !== undefined && documentedResponse(op, violation.status) !== undefined;
+  }
+  if (violation.rule !== 'schema' || !violation.schemaPath.startsWith('#/')) return false;
+  const there = resolvePointer(head.raw, violation.schemaPath);
+  if (violation.keyword === 'enum' && violation.value !== undefined) {
+    const values = enumOf(head.raw, there);
+    return values !== undefined && values.includes(JSON.parse(violation.value) as unknown);
+  }
+  if (violation.keyword === 'required') {
+    const property = violation.pointer.slice(violation.pointer.lastIndexOf('/') + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+    return isObject(there) && isObject(there.properties) && property in there.properties && !(Array.isArray(there.required) && there.required.includes(property));
+  }
+  return false;
+}
+
+function forgiven(document: DocumentName, violation: Violation): boolean {
+  return VERSION_DIFFERENCES.some(
+    (d) =>
+      d.document === document &&
+      d.keyword === violation.keyword &&
+      (d.operation === undefined || d.operation === violation.operation) &&
+      (d.pointer === undefined || d.pointer.test(violation.pointer)) &&
+      (d.values === undefined || (violation.value !== undefined && d.values.includes(JSON.parse(violation.value) as string))),
+  );
+}
+
+/** One list of violations of both documents: a departure from each, the same way, is listed once as 'both'. */
+function merge(snapshot: Violation[], head: Violation[]): Violation[] {
+  // The documents may name a path parameter differently ({id}, {cardId}): the same operation still.
+  const key = (v: Violation) => `${v.operation.replace(/\{[^}]*\}/g, '{}')}|${v.status}|${v.pointer}|${v.keyword}|${v.value ?? ''}`;
+  const headKeys = new Set(head.map(key));
+  const snapshotKeys = new Set(snapshot.map(key));
+  return [
+    ...snapshot.map((v) => ({ ...v, document: headKeys.has(key(v)) ? ('both' as const) : ('snapshot' as const) })),
+    ...head.filter((v) => !snapshotKeys.has(key(v))).map((v) => ({ ...v, document: 'head' as const })),
+  ];
+}
+
+/**
+ * The route a request reached and every way its response departs from the reference documents.
+ * A response must conform to today's document, and to the snapshot except where today's document
+ * changed that place (an enum value added, a property no longer required, a status documented; an
+ * operation only today's document has is checked against it alone): clients of both versions read
+ * it. Anything else either document refuses is a violation, unless aliases.ts's VERSION_DIFFERENCES
+ * lists it with its reason.
+ */
+export function inspectResponse(sample: ResponseSample): { route: RouteMatch; violations: Violation[] } {
+  const head = inspectAgainst('head', sample);
+  const snapshot = inspectAgainst('snapshot', sample);
+  const onlyInHead = head.route.kind === 'reference' && snapshot.route.kind !== 'reference';
+  const snapshotViolations = onlyInHead ? [] : snapshot.violations.filter((v) => !headAllows(v, sample) && !forgiven('snapshot', v));
+  const headViolations = head.violations.filter((v) => !forgiven('head', v));
+  return { route: onlyInHead ? head.route : snapshot.route, violations: merge(snapshotViolations, headViolations) };
+}
+
+/** Every way a response departs from the reference documents (empty when it conforms or is not checked). */
 export function checkResponse(sample: ResponseSample): Violation[] {
   return inspectResponse(sample).violations;
 }
@@ -615,11 +710,12 @@ export function checkResponse(sample: ResponseSample): Violation[] {
 const webhookValidators = new Map<string, ValidateFunction | null>();
 
 /**
- * The reference's webhook schema for an event type (its `webhooks` section: each schema's `type`
- * enum names the event types it carries), or null when the reference defines none for the type.
+ * A document's webhook schema for an event type (its `webhooks` section: each schema's `type`
+ * enum names the event types it carries), or null when the document defines none for the type.
  */
 function webhookValidator(ref: Reference, type: string): ValidateFunction | null {
-  if (webhookValidators.has(type)) return webhookValidators.get(type)!;
+  const cacheKey = `${ref.name} ${type}`;
+  if (webhookValidators.has(cacheKey)) return webhookValidators.get(cacheKey)!;
   let found: ValidateFunction | null = null;
   const schemas = ref.doc.components as Json;
   for (const item of Object.values(isObject(ref.doc.webhooks) ? ref.doc.webhooks : {})) {
@@ -636,15 +732,25 @@ function webhookValidator(ref: Reference, type: string): ValidateFunction | null
       break;
     }
   }
-  webhookValidators.set(type, found);
+  webhookValidators.set(cacheKey, found);
   return found;
 }
 
-/** Violations of a webhook body (the envelope as delivered) against the reference's schema for its type. */
-export function webhookViolations(body: unknown): Violation[] {
-  const ref = reference();
+function webhookViolationsAgainst(document: DocumentName, body: unknown): Violation[] | undefined {
+  const ref = reference(document);
   const type = isObject(body) && typeof body.type === 'string' ? body.type : '';
   const validate = webhookValidator(ref, type);
-  if (!validate) return [];
-  return schemaViolations(ref, `webhook ${type}`, 0, validate, body);
+  return validate ? schemaViolations(ref, `webhook ${type}`, 0, validate, body) : undefined;
+}
+
+/**
+ * Violations of a webhook body (the envelope as delivered) against each document's schema for its
+ * type, reconciled as `inspectResponse` does; a type neither document defines is not checked.
+ */
+export function webhookViolations(body: unknown): Violation[] {
+  const head = webhookViolationsAgainst('head', body);
+  const snapshot = webhookViolationsAgainst('snapshot', body);
+  const sample: ResponseSample = { method: 'POST', url: '/webhook', status: 0, body };
+  const snapshotViolations = head !== undefined && snapshot === undefined ? [] : (snapshot ?? []).filter((v) => !headAllows(v, sample) && !forgiven('snapshot', v));
+  return merge(snapshotViolations, (head ?? []).filter((v) => !forgiven('head', v)));
 }
