@@ -50,9 +50,11 @@ function only(violations: Violation[]): Violation {
 }
 
 describe('reference loading', () => {
-  it('knows all 147 reference operations', () => {
+  it('knows all 147 reference operations, and the 153 of today\'s document', () => {
     expect(referenceOperations()).toHaveLength(147);
     expect(referenceOperations()).toContain('GET /customers/{customerId}');
+    expect(referenceOperations('head')).toHaveLength(153);
+    expect(referenceOperations('head')).toContain('GET /vasps');
   });
 
   it('routes every alias and extension declared in aliases.ts', () => {
@@ -63,6 +65,43 @@ describe('reference loading', () => {
       const path = extension.path.replace(/\{[^}]+\}/g, 'X:1').replace(/\*$/, 'x');
       for (const method of extension.methods) expect(matchRoute(method, extension.root ? path : `/2025-10-13${path}`).kind, `${method} ${path}`).toBe('extension');
     }
+  });
+});
+
+describe('two documents', () => {
+  it('allows in the snapshot check what today\'s document added at the same place, and nothing else', () => {
+    const pending = externalAccount({ accountType: 'MXN_ACCOUNT', ...clabe });
+    expect(checkResponse(sample('POST', '/customers/external-accounts', 201, { ...pending, status: 'PENDING_OWNERSHIP_VERIFICATION' }))).toEqual([]);
+    const v = only(checkResponse(sample('POST', '/customers/external-accounts', 201, { ...pending, status: 'MELTED' })));
+    expect(v).toMatchObject({ document: 'both', pointer: '/status', keyword: 'enum' });
+  });
+
+  it('refuses what today\'s document removed, although the snapshot still lists it', () => {
+    const transaction = (failureReason: string) => ({
+      id: 'Transaction:0b5e8a5e-6f0e-4a53-9f59-3f1f5e0d7a10',
+      status: 'FAILED',
+      type: 'OUTGOING',
+      source: { sourceType: 'ACCOUNT', accountId: 'InternalAccount:7e0c9d1a-1111-4a2b-8c3d-000000000001', currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: 'ExternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965', currency: 'MXN' },
+      platformCustomerId: 'c-1',
+      customerId: 'Customer:da459a29-1fb7-41ce-a4cb-eb3a3c9fd7a7',
+      createdAt: NOW,
+      updatedAt: NOW,
+      sentAmount: { amount: 1000, currency: { code: 'USD', decimals: 2 } },
+      failureReason,
+    });
+    const removed = checkResponse(sample('GET', '/transactions/Transaction:1', 200, transaction('TIMEOUT'))).filter((x) => x.pointer === '/failureReason');
+    expect(removed.map((x) => x.document)).toEqual(['head']);
+    const added = checkResponse(sample('GET', '/transactions/Transaction:1', 200, transaction('PAYOUT_RETURNED'))).filter((x) => x.pointer === '/failureReason');
+    expect(added).toEqual([]);
+  });
+
+  it('checks an operation only today\'s document has against it alone', () => {
+    expect(matchRoute('GET', '/2025-10-13/vasps').kind).toBe('no-route');
+    expect(matchRoute('GET', '/2025-10-13/vasps', 'head')).toEqual({ kind: 'reference', operation: 'GET /vasps' });
+    expect(checkResponse(sample('GET', '/vasps', 200, { data: [{ vaspName: 'Coinbase' }], hasMore: false }))).toEqual([]);
+    const v = only(checkResponse(sample('GET', '/vasps', 200, { data: [{ url: 'https://x.example' }], hasMore: false })));
+    expect(v).toMatchObject({ document: 'head', pointer: '/data/0/vaspName', keyword: 'required' });
   });
 });
 

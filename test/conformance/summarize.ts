@@ -62,7 +62,9 @@ interface Group {
 
 const groups = new Map<string, Group>();
 for (const v of violations) {
-  const op = v.rule === 'unknown-route' || v.rule === 'error-shape' ? normalizePath(v.op) : v.op;
+  const bare = v.rule === 'unknown-route' || v.rule === 'error-shape' ? normalizePath(v.op) : v.op;
+  // Which document the response departs from: the snapshot, today's, or both.
+  const op = v.document ? `${bare} [${v.document}]` : bare;
   // Finer than the schema location where the fix differs: which property, which value.
   const detail = ['required', 'additionalProperties', 'unevaluatedProperties', 'error-shape'].includes(v.keyword)
     ? lastSegment(v.pointer)
