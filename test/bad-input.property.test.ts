@@ -232,10 +232,11 @@ describe('every route that takes a body refuses bad input cleanly', () => {
 
     it('answers text that is not JSON with 400 INVALID_REQUEST_FORMAT', async () => {
       const notJson = fc.oneof(
-        fc.constantFrom('', ' ', '{', '{"a":1', "{'a':1}", '[1,2', '{"a":1}}', 'undefined', 'NaN', '{"a":01}', '{"a":1,}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}'),
+        fc.constantFrom('{', '{"a":1', "{'a':1}", '[1,2', '{"a":1}}', 'undefined', 'NaN', '{"a":01}', '{"a":1,}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}'),
         fc.string({ unit: char, maxLength: 40 }),
       ).filter((s) => {
         if (s.startsWith('\ufeff')) return false; // a byte-order mark before JSON is tolerated
+        if (s.trim() === '') return false; // nothing at all is no body (see empty-bodies.test.ts), not bad JSON
         if (s.includes('__proto__') || s.includes('constructor')) return true; // refused as prototype poisoning
         try {
           JSON.parse(s);
