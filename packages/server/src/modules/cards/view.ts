@@ -19,6 +19,8 @@ export interface CardView {
   expMonth: number;
   expYear: number;
   fundingSources: InternalAccountId[];
+  /** The largest amount one card transaction may authorize, in the card currency's smallest unit; null: no limit. */
+  maxSpendPerTransaction: bigint | null;
   currency: string;
   processorRef: string;
   issuerRef: string;
@@ -39,6 +41,7 @@ export function cardView(row: CardRow): CardView {
     expMonth: row.exp_month,
     expYear: row.exp_year,
     fundingSources: row.funding_sources,
+    maxSpendPerTransaction: row.max_spend_minor,
     currency: row.currency,
     processorRef: row.processor_ref,
     issuerRef: row.issuer_ref,
