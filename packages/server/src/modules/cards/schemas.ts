@@ -17,7 +17,7 @@ export const Card = Type.Object({
   expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
   expYear: Type.Integer(),
   fundingSources: Type.Array(Type.String()),
-  maxSpendPerTransaction: Type.Union([Type.Unsafe<bigint>({ type: 'integer', format: 'int64', minimum: 1 }), Type.Null()], {
+  maxSpendPerTransaction: Type.Union([Type.Integer({ format: 'int64', minimum: 1 }), Type.Null()], {
     description: "The largest amount one card transaction may authorize, in the smallest unit of the card's currency (exactly this amount is allowed); null: no limit",
   }),
   currency: Type.String(),
