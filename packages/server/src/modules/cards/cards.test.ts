@@ -64,7 +64,7 @@ async function snapshotChallenge(cardId: string, fundingSources: string[], body:
   const required = await runUnitOfWork(t.database.db, { platformId: p.id, now, actor: { type: 'OPERATOR' } }, (uow) =>
     t.container.signedRequests.authorize(uow, { action: 'CARD_UPDATE', subjectId: cardId, accountIds: fundingSources, body: { state: body.state ?? null, fundingSources: body.fundingSources ?? null } }, {}),
   );
-  return required!.challenge as SignedRequestChallenge;
+  return required!.challenge;
 }
 
 describe('issuing', () => {

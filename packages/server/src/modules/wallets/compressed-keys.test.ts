@@ -34,7 +34,6 @@ interface AuthSession {
   expiresAt: string;
   encryptedSessionSigningKey?: string;
 }
-type Key = { privateKey: string; publicKey: string; publicKeyUncompressed: string };
 
 const api = <T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>> =>
   http<T>(p, method, path, body, headers);
@@ -106,7 +105,7 @@ describe('session refresh', () => {
   it('with a compressed key: the client’s key is the new session key, nothing comes back, and only its stamps verify', async () => {
     const { walletId, emailCredentialId } = await wallet();
     const old = await otpLogin(caller, emailCredentialId!);
-    const next = generateP256KeyPair() as Key;
+    const next = generateP256KeyPair();
     expect(next.publicKey).toMatch(/^0[23][0-9a-f]{64}$/);
     const refreshed = await refresh(old, next.publicKey);
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(201);
@@ -124,7 +123,7 @@ describe('session refresh', () => {
   it('with an uncompressed key (the old shape): a session key sealed to it comes back, and that key, not the client’s, signs', async () => {
     const { walletId, emailCredentialId } = await wallet();
     const old = await otpLogin(caller, emailCredentialId!);
-    const client = generateP256KeyPair() as Key;
+    const client = generateP256KeyPair();
     const refreshed = await refresh(old, client.publicKeyUncompressed);
     expect(refreshed.status).toBe(201);
     expect(refreshed.body.encryptedSessionSigningKey).toEqual(expect.any(String));
@@ -168,7 +167,7 @@ describe('OAUTH verify', () => {
     const first = await api<SignedRequestChallenge>('POST', '/auth/credentials', body);
     const oauth = (await signedRetry(caller, email, 'POST', '/auth/credentials', body, first)).body as { id: string };
 
-    const client = generateP256KeyPair() as Key;
+    const client = generateP256KeyPair();
     const login = await api<AuthSession>('POST', `/auth/credentials/${oauth.id}/verify`, { type: 'OAUTH', oidcToken: await idToken(nonceFor(client.publicKey)), clientPublicKey: client.publicKey });
     expect(login.status, JSON.stringify(login.body)).toBe(200);
     expect(login.body).toMatchObject({ type: 'OAUTH', accountId: walletId });
@@ -176,11 +175,11 @@ describe('OAUTH verify', () => {
     expect(await signedAction(walletId, client)).toBe(200);
 
     // The nonce binds the key as sent: a token for the uncompressed form of the same key does not open a compressed-key session.
-    const other = generateP256KeyPair() as Key;
+    const other = generateP256KeyPair();
     const mismatch = await api('POST', `/auth/credentials/${oauth.id}/verify`, { type: 'OAUTH', oidcToken: await idToken(nonceFor(other.publicKeyUncompressed)), clientPublicKey: other.publicKey });
     expect(mismatch.status).toBe(401);
 
-    const legacy = generateP256KeyPair() as Key;
+    const legacy = generateP256KeyPair();
     const sealed = await api<AuthSession>('POST', `/auth/credentials/${oauth.id}/verify`, { type: 'OAUTH', oidcToken: await idToken(nonceFor(legacy.publicKeyUncompressed)), clientPublicKey: legacy.publicKeyUncompressed });
     expect(sealed.status).toBe(200);
     const sessionKey = openSessionKey(sealed.body.encryptedSessionSigningKey!, legacy.privateKey);
@@ -267,13 +266,13 @@ describe('PASSKEY challenge and verify', () => {
     const created = await api<{ id: string; type: string }>('POST', '/auth/credentials', { type: 'PASSKEY', accountId: walletId, nickname: 'Soft key', challenge, attestation: passkey.attest(challenge) });
     expect(created.status, created.text).toBe(201);
 
-    const client = generateP256KeyPair() as Key;
+    const client = generateP256KeyPair();
     const held = await passkeyLogin(created.body.id, passkey, client.publicKey);
     expect(held.status, JSON.stringify(held.body)).toBe(200);
     expect(held.body).not.toHaveProperty('encryptedSessionSigningKey');
     expect(await signedAction(walletId, client)).toBe(200);
 
-    const legacy = generateP256KeyPair() as Key;
+    const legacy = generateP256KeyPair();
     const sealed = await passkeyLogin(created.body.id, passkey, legacy.publicKeyUncompressed);
     expect(sealed.status).toBe(200);
     const sessionKey = openSessionKey(sealed.body.encryptedSessionSigningKey!, legacy.privateKey);
