@@ -22,7 +22,7 @@ export type AuthorizationKind =
   | 'FINANCIAL_CREDIT_AUTHORIZATION'
   | 'CREDIT_AUTHORIZATION_ADVICE';
 
-export type DeclineReason = 'INSUFFICIENT_FUNDS' | 'CARD_PAUSED' | 'CARD_CLOSED' | 'CARD_NOT_ACTIVATED' | 'CARDHOLDER_NOT_READY';
+export type DeclineReason = 'INSUFFICIENT_FUNDS' | 'CARD_PAUSED' | 'CARD_CLOSED' | 'CARD_NOT_ACTIVATED' | 'CARDHOLDER_NOT_READY' | 'CARD_SPEND_LIMIT_EXCEEDED';
 
 /** How the network confirms the pull on the funding source: at once, after a delay, or reported FAILED. */
 export type PullConfirmation = 'CONFIRMED' | 'DELAYED' | 'FAILED';

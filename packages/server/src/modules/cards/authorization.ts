@@ -65,6 +65,18 @@ function declineFor(card: CardRow): DeclineReason | undefined {
   }
 }
 
+/** Debits that take money at authorization: what the card's own per-transaction limit caps. */
+const LIMITED = new Set<AuthorizationKind>(['AUTHORIZATION', 'FINANCIAL_AUTHORIZATION']);
+
+/**
+ * The card's own limit (`maxSpendPerTransaction`, in its currency): an amount above it is declined
+ * CARD_SPEND_LIMIT_EXCEEDED; exactly the limit is allowed. A delegated key's per-transaction limit
+ * (the wallets module's `card.spend` gate) applies too, on the wallet source, so the lower one wins.
+ */
+function overLimit(card: CardRow, amount: bigint): boolean {
+  return card.max_spend_minor !== null && amount > card.max_spend_minor;
+}
+
 /** Which of a card's funding sources every `card.spend` gate allows to spend `amount` now. */
 export async function spendable({ gates }: Pick<CardTransactionDeps, 'gates'>, uow: UnitOfWork, card: CardRow, sources: readonly InternalAccountId[], amount: bigint): Promise<InternalAccountId[]> {
   let allowed = [...sources];
@@ -186,6 +198,7 @@ export async function authorize(deps: CardTransactionDeps, uow: UnitOfWork, card
 
   const credit = CREDITS.has(auth.kind);
   const amount = auth.kind === 'BALANCE_INQUIRY' ? 0n : await inCardCurrency(deps, uow, card, auth, credit);
+  if (LIMITED.has(auth.kind) && overLimit(card, amount)) return declined('CARD_SPEND_LIMIT_EXCEEDED');
   const id = newId('CardTransaction');
   const funding = await fund(deps, uow, card, auth.kind, amount, id);
   if (!funding) return declined('INSUFFICIENT_FUNDS');
@@ -217,7 +230,8 @@ export async function advise(deps: CardTransactionDeps, uow: UnitOfWork, cardId:
   const newOpen = amount - row.settled_minor;
   let holdId = row.hold_id;
   // Growing an authorization is spending more: the cardholder must still be allowed to.
-  const refused = row.direction === 'DEBIT' && newOpen > open ? holderDecline(await cardholderOf(uow, row.customer_id)) : undefined;
+  const grows = row.direction === 'DEBIT' && newOpen > open;
+  const refused = grows ? (holderDecline(await cardholderOf(uow, row.customer_id)) ?? (overLimit(await deps.loadCard(uow.tx, uow.platformId, cardId), amount) ? 'CARD_SPEND_LIMIT_EXCEEDED' : undefined)) : undefined;
   if (refused) return { approved: false, issuerTransactionToken: row.issuer_transaction_token, declineReason: refused };
   if (row.direction === 'DEBIT') {
     const resized = await resizeDebitHold(deps, uow, row, newOpen);

@@ -6,6 +6,7 @@ import { buildApp } from '../../app.js';
 import { httpApi, paymentFixtures } from '../../../../../test/payments-fixtures.js';
 import type { Card, CardDecline, CardReveal, CardTransaction, InternalAccount, List, SignedRequestChallenge } from '../../../../../test/wire-types.js';
 import { luhnValid } from '../../lib/luhn.js';
+import { runUnitOfWork } from '../../core/unit-of-work.js';
 import type { InternalAccountId } from '../../core/ids.js';
 
 let t: TestApp;
@@ -54,10 +55,16 @@ async function simulate<T = CardTransaction>(cardId: string, what: string, body:
   return api<T>(p, 'POST', `/sandbox/cards/${cardId}/simulate/${what}`, body);
 }
 
-async function patchSigned(cardId: string, body: unknown): Promise<ApiResponse<Card>> {
-  const challenge = await api<SignedRequestChallenge>(p, 'PATCH', `/cards/${cardId}`, body);
-  expect(challenge.status, challenge.text).toBe(202);
-  return api<Card>(p, 'PATCH', `/cards/${cardId}`, body, { ...SIGNED, 'request-id': challenge.body.requestId });
+/**
+ * A CARD_UPDATE challenge as the snapshot's first (unsigned) PATCH issued it, before the 202 leg was
+ * retired: what a client caught mid-flow by the upgrade holds, and retries signed.
+ */
+async function snapshotChallenge(cardId: string, fundingSources: string[], body: { state?: string; fundingSources?: string[] }): Promise<SignedRequestChallenge> {
+  const now = await t.container.clock.now(p.id);
+  const required = await runUnitOfWork(t.database.db, { platformId: p.id, now, actor: { type: 'OPERATOR' } }, (uow) =>
+    t.container.signedRequests.authorize(uow, { action: 'CARD_UPDATE', subjectId: cardId, accountIds: fundingSources, body: { state: body.state ?? null, fundingSources: body.fundingSources ?? null } }, {}),
+  );
+  return required!.challenge;
 }
 
 describe('issuing', () => {
@@ -162,53 +169,63 @@ describe('issuing', () => {
   });
 });
 
-describe('freeze, unfreeze, close and funding sources (signed)', () => {
-  it('answers 202 with a payload to sign, applies the signed retry, and declines authorizations while frozen', async () => {
+describe('freeze, unfreeze, close and funding sources', () => {
+  it('applies a change at once (200) on the platform credential, and declines authorizations while frozen', async () => {
     const { customerId, accountId } = await cardholder(10_000);
     const card = await issue([accountId], customerId);
-    const challenge = await api<SignedRequestChallenge>(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' });
-    expect(challenge.status).toBe(202);
-    expect(challenge.body.requestId).toMatch(/^Request:/);
-    expect(JSON.parse(challenge.body.payloadToSign)).toMatchObject({ action: 'CARD_UPDATE', subjectId: card.id, body: { state: 'FROZEN' } });
-    // Nothing changed yet.
-    expect((await api<Card>(p, 'GET', `/cards/${card.id}`)).body.state).toBe('ACTIVE');
-    const frozen = await api<Card>(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, { ...SIGNED, 'request-id': challenge.body.requestId });
+    const frozen = await api<Card>(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' });
     expect(frozen.status, frozen.text).toBe(200);
     expect(frozen.body.state).toBe('FROZEN');
+    expect((await api<Card>(p, 'GET', `/cards/${card.id}`)).body.state).toBe('FROZEN');
 
     const declined = await simulate<CardDecline>(card.id, 'authorization', coffee(500));
     expect(declined.status).toBe(202);
     expect(declined.body.declineReason).toBe('CARD_PAUSED');
     expect(await books(accountId)).toEqual({ total: 10_000n, held: 0n });
 
-    const active = await patchSigned(card.id, { state: 'ACTIVE' });
+    const active = await api<Card>(p, 'PATCH', `/cards/${card.id}`, { state: 'ACTIVE' });
+    expect(active.status).toBe(200);
     expect(active.body.state).toBe('ACTIVE');
     expect((await simulate(card.id, 'authorization', coffee(500))).body.status).toBe('AUTHORIZED');
     expect(await f.eventTypes(card.id)).toEqual(['CARD.STATE_CHANGE', 'CARD.STATE_CHANGE', 'CARD.STATE_CHANGE']);
   });
 
-  it('refuses transitions the reference does not allow, and anything on a closed or provisioning card', async () => {
+  it('refuses transitions the reference does not allow: INVALID_STATE_TRANSITION, CARD_ALREADY_CLOSED only for closing again, CARD_NOT_MUTABLE for other changes to a closed card', async () => {
     const { customerId, accountId } = await cardholder(0);
     const card = await issue([accountId], customerId);
     const same = await api(p, 'PATCH', `/cards/${card.id}`, { state: 'ACTIVE' });
     expect(same.status).toBe(409);
     expect(errorOf(same)).toBe('INVALID_STATE_TRANSITION');
-    const both = await api(p, 'PATCH', `/cards/${card.id}`, { state: 'CLOSED', fundingSources: [accountId] });
+    const both = await api(p, 'PATCH', `/cards/${card.id}`, { state: 'CLOSED', fundingSources: [accountId], maxSpendPerTransaction: 100 });
     expect(errorOf(both)).toBe('INVALID_INPUT');
+    expect(JSON.stringify(both.body)).toContain('fundingSources');
+    expect(JSON.stringify(both.body)).toContain('maxSpendPerTransaction');
     const empty = await api(p, 'PATCH', `/cards/${card.id}`, {});
     expect(errorOf(empty)).toBe('INVALID_INPUT');
 
-    const closed = await patchSigned(card.id, { state: 'CLOSED' });
+    const closed = await api<Card>(p, 'PATCH', `/cards/${card.id}`, { state: 'CLOSED' });
+    expect(closed.status).toBe(200);
     expect(closed.body).toMatchObject({ state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM' });
-    const after = await api(p, 'PATCH', `/cards/${card.id}`, { state: 'ACTIVE' });
-    expect(errorOf(after)).toBe('CARD_ALREADY_CLOSED');
+    for (const state of ['ACTIVE', 'FROZEN']) {
+      const reopen = await api(p, 'PATCH', `/cards/${card.id}`, { state });
+      expect(reopen.status).toBe(409);
+      expect(errorOf(reopen), state).toBe('INVALID_STATE_TRANSITION');
+    }
+    const again = await api(p, 'PATCH', `/cards/${card.id}`, { state: 'CLOSED' });
+    expect(again.status).toBe(409);
+    expect(errorOf(again)).toBe('CARD_ALREADY_CLOSED');
+    expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { fundingSources: [accountId] }))).toBe('CARD_NOT_MUTABLE');
+    expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { maxSpendPerTransaction: 100 }))).toBe('CARD_NOT_MUTABLE');
+    expect((await api<Card>(p, 'GET', `/cards/${card.id}`)).body).toMatchObject({ state: 'CLOSED', maxSpendPerTransaction: null });
     expect((await simulate<CardDecline>(card.id, 'authorization', coffee(1))).body.declineReason).toBe('CARD_CLOSED');
     expect(errorOf(await api(p, 'POST', `/cards/${card.id}/reveal`))).toBe('CONFLICT CARD_CLOSED');
 
     const provisioning = await issue([accountId], customerId, 'mut-001');
-    const notYet = await api(p, 'PATCH', `/cards/${provisioning.id}`, { state: 'FROZEN' });
-    expect(notYet.status).toBe(409);
-    expect(errorOf(notYet)).toBe('CARD_NOT_MUTABLE');
+    for (const state of ['FROZEN', 'ACTIVE', 'CLOSED']) {
+      const notYet = await api(p, 'PATCH', `/cards/${provisioning.id}`, { state });
+      expect(notYet.status).toBe(409);
+      expect(errorOf(notYet), state).toBe('INVALID_STATE_TRANSITION');
+    }
     expect((await simulate<CardDecline>(provisioning.id, 'authorization', coffee(1))).body.declineReason).toBe('CARD_NOT_ACTIVATED');
   });
 
@@ -221,16 +238,16 @@ describe('freeze, unfreeze, close and funding sources (signed)', () => {
     expect(errorOf(wrongCurrency)).toBe('FUNDING_SOURCE_INELIGIBLE');
     const second = await f.customerWithAccount('USD', 0, 'Someone Else');
     expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { fundingSources: [second.accountId] }))).toBe('FUNDING_SOURCE_INELIGIBLE');
-    const same = await patchSigned(card.id, { fundingSources: [accountId] });
+    const same = await api<Card>(p, 'PATCH', `/cards/${card.id}`, { fundingSources: [accountId] });
+    expect(same.status).toBe(200);
     expect(same.body.fundingSources).toEqual([accountId]);
     expect(await f.eventTypes(card.id)).toEqual(['CARD.STATE_CHANGE', 'CARD.FUNDING_SOURCE_CHANGE']);
   });
 
-  it('refuses a retry without its other header, with another body, with a bad signature, replayed or expired, changing nothing', async () => {
+  it('takes the signed retry of a challenge issued before the 202 leg was retired, and refuses a bad, half, other-body, replayed or expired one, changing nothing', async () => {
     const { customerId, accountId } = await cardholder(0);
     const card = await issue([accountId], customerId);
-    const challenge = await api<SignedRequestChallenge>(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' });
-    const requestId = challenge.body.requestId;
+    const { requestId } = await snapshotChallenge(card.id, [accountId], { state: 'FROZEN' });
     expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, SIGNED))).toBe('REQUEST_ID_MISSING');
     expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, { 'request-id': requestId }))).toBe('WALLET_SIGNATURE_MISSING');
     expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'CLOSED' }, { ...SIGNED, 'request-id': requestId }))).toBe('WALLET_SIGNATURE_BODY_MISMATCH');
@@ -240,13 +257,15 @@ describe('freeze, unfreeze, close and funding sources (signed)', () => {
     );
     expect((await api<Card>(p, 'GET', `/cards/${card.id}`)).body.state).toBe('ACTIVE');
 
-    expect((await api(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, { ...SIGNED, 'request-id': requestId })).status).toBe(200);
+    const frozen = await api<Card>(p, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' }, { ...SIGNED, 'request-id': requestId });
+    expect(frozen.status, frozen.text).toBe(200);
+    expect(frozen.body.state).toBe('FROZEN');
     const replay = await api(p, 'PATCH', `/cards/${card.id}`, { state: 'ACTIVE' }, { ...SIGNED, 'request-id': requestId });
     expect(replay.status).toBe(401);
 
-    const late = await api<SignedRequestChallenge>(p, 'PATCH', `/cards/${card.id}`, { state: 'ACTIVE' });
+    const late = await snapshotChallenge(card.id, [accountId], { state: 'ACTIVE' });
     await f.advance(301);
-    expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'ACTIVE' }, { ...SIGNED, 'request-id': late.body.requestId }))).toBe('WALLET_SIGNATURE_INVALID REQUEST_EXPIRED');
+    expect(errorOf(await api(p, 'PATCH', `/cards/${card.id}`, { state: 'ACTIVE' }, { ...SIGNED, 'request-id': late.requestId }))).toBe('WALLET_SIGNATURE_INVALID REQUEST_EXPIRED');
     expect((await api<Card>(p, 'GET', `/cards/${card.id}`)).body.state).toBe('FROZEN');
   });
 });

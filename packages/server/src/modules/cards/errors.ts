@@ -31,11 +31,11 @@ export const fundingSourceIneligible = defineError(
 );
 
 export const invalidStateTransition = defineError(
-  { status: 409, code: 'INVALID_STATE_TRANSITION', description: 'Cards move ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED only' },
+  { status: 409, code: 'INVALID_STATE_TRANSITION', description: 'Cards move ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED only (CLOSED -> ACTIVE, PROCESSING -> FROZEN, ... are refused)' },
   (from: CardState, to: string) => ({ message: `A card cannot move from ${from} to ${to}`, details: { from, to } }),
 );
 
-export const cardAlreadyClosed = defineError({ status: 409, code: 'CARD_ALREADY_CLOSED', description: 'The card is closed; nothing about it can change' }, () => ({
+export const cardAlreadyClosed = defineError({ status: 409, code: 'CARD_ALREADY_CLOSED', description: 'state CLOSED was asked of a card that is already CLOSED' }, () => ({
   message: 'The card is closed',
 }));
 
@@ -44,8 +44,8 @@ export const cardClosed = defineError({ status: 409, code: 'CONFLICT', reason: '
 }));
 
 export const cardNotMutable = defineError(
-  { status: 409, code: 'CARD_NOT_MUTABLE', description: 'The card is still being provisioned (PENDING_KYC or PROCESSING)' },
-  (state: CardState) => ({ message: `The card is ${state}; it can change once it is ACTIVE`, details: { state } }),
+  { status: 409, code: 'CARD_NOT_MUTABLE', description: 'The card is CLOSED: its funding sources and limit can no longer change' },
+  (state: CardState) => ({ message: `The card is ${state}; it can no longer change`, details: { state } }),
 );
 
 export const platformCardIdTaken = defineError(

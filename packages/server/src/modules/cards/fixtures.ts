@@ -5,7 +5,7 @@ const authorization = { amount: 100, currency: { code: 'USD' }, merchant: { desc
 export const fixtures: ModuleFixtures = {
   bodies: {
     'POST /cards': (id) => ({ cardholderId: id('Customer'), form: 'VIRTUAL', fundingSources: [id('InternalAccount')] }),
-    'PATCH /cards/:id': { state: 'FROZEN' },
+    'PATCH /cards/:id': { maxSpendPerTransaction: 1_000_000 },
     'POST /sandbox/cards/:id/simulate/authorization': authorization,
     'POST /sandbox/cards/:id/simulate/financial_authorization': authorization,
     'POST /sandbox/cards/:id/simulate/credit_authorization': authorization,

@@ -9,6 +9,7 @@ import { openCardNetworkEntry } from './card-network.js';
 import { CARD, createCardTransactionService, PULL_CONFIRMATION_JOB, type CardTransactionService } from './card-transactions.js';
 import './tables.js';
 import { CARD_TRANSACTION_STATUSES, CardTransaction } from './schemas.js';
+import { cardMaxSpend } from './migrations/20261127T073000_card_max_spend.js';
 
 declare module '../../contract/module.js' {
   interface ServiceRegistry {
@@ -27,6 +28,7 @@ export default defineModule({
   pages: cardPages,
   jobs: ({ cards }) => ({ [PROVISIONED_JOB]: (uow, payload) => cards.provisioned(uow, payload) }),
   reactions: ({ cards }) => ({ 'customer.deleted': (uow, { customerId }) => cards.closeAllOf(uow, customerId) }),
+  migrations: { '20261127T073000_card_max_spend': cardMaxSpend },
   errors: CARD_ERRORS,
   events: CARD_EVENTS,
   fixtures: async () => (await import('./fixtures.js')).fixtures,

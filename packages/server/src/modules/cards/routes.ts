@@ -27,7 +27,7 @@ export function cardRoutes(r: Routes, { cards }: { cards: CardService }): void {
         tags,
         summary: 'Issue a virtual debit card to an APPROVED customer',
         description:
-          'The card starts PROCESSING while the issuer provisions it; CARD.STATE_CHANGE announces ACTIVE (or CLOSED with ISSUER_REJECTED). Funding sources are the cardholder’s ACTIVE internal accounts, in one card-eligible currency (PATCH /config cardConfig.eligibleCurrencies; USD and USDB by default), in the order authorizations try them.',
+          'maxSpendPerTransaction (optional) caps what one authorization may take, in the card currency’s smallest unit. The card starts PROCESSING while the issuer provisions it; CARD.STATE_CHANGE announces ACTIVE (or CLOSED with ISSUER_REJECTED). Funding sources are the cardholder’s ACTIVE internal accounts, in one card-eligible currency (PATCH /config cardConfig.eligibleCurrencies; USD and USDB by default), in the order authorizations try them.',
         body: CardCreateRequest,
         response: { 201: Card },
       },
@@ -48,15 +48,14 @@ export function cardRoutes(r: Routes, { cards }: { cards: CardService }): void {
     {
       schema: {
         tags,
-        summary: 'Freeze, unfreeze or close a card, or replace its funding sources (signed)',
+        summary: 'Freeze, unfreeze or close a card, replace its funding sources, or set its per-transaction limit',
         description:
-          'state moves ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED; fundingSources replaces the ordered list. The first call answers 202 with payloadToSign; repeat it with Service-Wallet-Signature and Request-Id to apply it (200).',
+          'At least one of state, fundingSources, maxSpendPerTransaction. state moves ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED (anything else: 409 INVALID_STATE_TRANSITION; closing a CLOSED card: CARD_ALREADY_CLOSED; any other change to a CLOSED card: CARD_NOT_MUTABLE); fundingSources replaces the ordered list; maxSpendPerTransaction sets the limit, null clears it; CLOSED takes neither. The platform credential alone applies it (200). Service-Wallet-Signature and Request-Id are optional: when sent (the signed retry of a challenge issued before the 202 leg was retired) the signature must verify, else 401 and nothing changes.',
         params: CardParams,
         headers: WalletSignatureHeaders,
         body: CardUpdateRequest,
         response: { 200: Card },
       },
-      signed: true,
       errors: [cardNotFound, cardAlreadyClosed, cardNotMutable, invalidStateTransition, internalAccountNotFound, fundingSourceIneligible, ...SIGNATURE_ERRORS],
     },
     (uow, req) => cards.update(uow, req.params.id, req.body, { signature: req.headers['service-wallet-signature'], requestId: req.headers['request-id'] }),

@@ -17,6 +17,9 @@ export const Card = Type.Object({
   expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
   expYear: Type.Integer(),
   fundingSources: Type.Array(Type.String()),
+  maxSpendPerTransaction: Type.Union([Type.Integer({ format: 'int64', minimum: 1 }), Type.Null()], {
+    description: "The largest amount one card transaction may authorize, in the smallest unit of the card's currency (exactly this amount is allowed); null: no limit",
+  }),
   currency: Type.String(),
   processorRef: Type.String(),
   issuerRef: Type.String(),
@@ -32,6 +35,7 @@ export const CardCreateRequest = Type.Object(
     platformCardId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "The platform's own id for the card; generated when omitted" })),
     form: Type.String({ enum: ['VIRTUAL'] }),
     fundingSources: FundingSources,
+    maxSpendPerTransaction: Type.Optional(RequestAmount({ minimum: 1, description: "The largest amount one card transaction may authorize, in the smallest unit of the card's currency; omit it for no limit" })),
     threeDSecurePassword: Type.Optional(Type.String({ minLength: 8, maxLength: 64, description: 'Accepted for compatibility; the sandbox issuer has no static-password factor and does not keep it' })),
   },
   { additionalProperties: false },
@@ -41,8 +45,15 @@ export const CardUpdateRequest = Type.Object(
   {
     state: Type.Optional(Type.String({ enum: ['ACTIVE', 'FROZEN', 'CLOSED'] })),
     fundingSources: Type.Optional(FundingSources),
+    maxSpendPerTransaction: Type.Optional(
+      Type.Union([RequestAmount({ minimum: 1 }), Type.Null()], { description: 'Replaces the per-transaction limit: a positive amount sets it, null clears it, leaving it out keeps it' }),
+    ),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'At least one of state, fundingSources, maxSpendPerTransaction; neither fundingSources nor maxSpendPerTransaction with state CLOSED',
+  },
 );
 
 export const CardListQuery = Type.Object(
@@ -104,7 +115,7 @@ export const SimulateReferenceRequest = Type.Object({ cardTransactionId: Id('Car
 /** A declined authorization: nothing is held and no card transaction is created. */
 export const SimulationDeclined = Type.Object({
   issuerTransactionToken: Type.String(),
-  declineReason: Type.String({ enum: ['INSUFFICIENT_FUNDS', 'CARD_PAUSED', 'CARD_CLOSED', 'CARD_NOT_ACTIVATED', 'CARDHOLDER_NOT_READY'] }),
+  declineReason: Type.String({ enum: ['INSUFFICIENT_FUNDS', 'CARD_PAUSED', 'CARD_CLOSED', 'CARD_NOT_ACTIVATED', 'CARDHOLDER_NOT_READY', 'CARD_SPEND_LIMIT_EXCEEDED'] }),
 });
 
 export const CARD_TRANSACTION_STATUSES = ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'EXCEPTION'] as const;

@@ -5,7 +5,7 @@ import type { CardState } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { invalidInput } from '../../core/errors.js';
 import { newId, type CardId, type CustomerId, type InternalAccountId } from '../../core/ids.js';
-import type { SignatureRequired, WalletSignature } from '../../core/signature.js';
+import type { WalletSignature } from '../../core/signature.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { scheduleJob, inMs } from '../../jobs/jobs.js';
 import type { Ledger } from '../../ledger/index.js';
@@ -39,11 +39,15 @@ export interface CardCreate {
   platformCardId?: string | undefined;
   form: string;
   fundingSources: InternalAccountId[];
+  /** The largest amount one transaction may authorize, in the card currency's smallest unit; none when left out. */
+  maxSpendPerTransaction?: number | undefined;
 }
 
 export interface CardUpdate {
   state?: string | undefined;
   fundingSources?: InternalAccountId[] | undefined;
+  /** A number sets the limit, null clears it, undefined keeps it. */
+  maxSpendPerTransaction?: number | null | undefined;
 }
 
 export interface CardDeps {
@@ -90,11 +94,12 @@ interface NewCard {
   platformCardId: string;
   currency: string;
   fundingSources: readonly InternalAccountId[];
+  maxSpend: bigint | null;
   card: IssuedCard;
 }
 
 /** Writes a PROCESSING card with its secrets sealed; undefined when the platform card id is taken. */
-async function insertCard({ sealer }: Pick<CardDeps, 'sealer'>, uow: UnitOfWork, { id, cardholderId, platformCardId, currency, fundingSources, card }: NewCard): Promise<CardRow | undefined> {
+async function insertCard({ sealer }: Pick<CardDeps, 'sealer'>, uow: UnitOfWork, { id, cardholderId, platformCardId, currency, fundingSources, maxSpend, card }: NewCard): Promise<CardRow | undefined> {
   return uow.tx
     .insertInto('cards')
     .values({
@@ -115,6 +120,7 @@ async function insertCard({ sealer }: Pick<CardDeps, 'sealer'>, uow: UnitOfWork,
       cvv_sealed: sealer.seal(card.cvv, sealContext(id, 'cvv')),
       processor_ref: card.processorRef,
       issuer_ref: card.issuerRef,
+      max_spend_minor: maxSpend,
       created_at: uow.now,
       updated_at: uow.now,
     })
@@ -134,7 +140,7 @@ export async function createCard(deps: CardDeps, uow: UnitOfWork, request: CardC
   const platformCardId = request.platformCardId ?? `card-${id.slice(-12)}`;
   // The sandbox decides by the platform card id, or by the cardholder id when the platform sent none.
   const { card, provisioning } = deps.issuer.issue({ platformCardId: request.platformCardId ?? cardholder.id, now: uow.now });
-  const row = await insertCard(deps, uow, { id, cardholderId: cardholder.id, platformCardId, currency, fundingSources: request.fundingSources, card });
+  const row = await insertCard(deps, uow, { id, cardholderId: cardholder.id, platformCardId, currency, fundingSources: request.fundingSources, maxSpend: request.maxSpendPerTransaction === undefined ? null : BigInt(request.maxSpendPerTransaction), card });
   if (!row) throw platformCardIdTaken(platformCardId);
   if (provisioning.outcome !== 'PENDING') {
     await scheduleJob(uow, { kind: PROVISIONED_JOB, payload: { cardId: id, outcome: provisioning.outcome }, runAt: inMs(uow, provisioning.afterMs) });
@@ -159,26 +165,37 @@ export async function listCards({ db }: Pick<CardDeps, 'db'>, { platformId }: Sc
   return paginate(query, filters, cardView);
 }
 
-/** Refuses a change that cannot succeed, before a signature is asked for; returns the target state, if any. */
+/**
+ * Refuses a change that cannot succeed; returns the target state, if any. Closing takes nothing
+ * else (400, every such field listed); a CLOSED card answers CARD_ALREADY_CLOSED to closing again,
+ * INVALID_STATE_TRANSITION to any other state and CARD_NOT_MUTABLE to any other change; other
+ * states move only ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED.
+ */
 async function checkUpdate(deps: CardDeps, uow: UnitOfWork, card: CardRow, patch: CardUpdate): Promise<CardState | undefined> {
-  if (card.state === 'CLOSED') throw cardAlreadyClosed();
-  if (card.state === 'PROCESSING' || card.state === 'PENDING_KYC') throw cardNotMutable(card.state);
-  if (patch.state === 'CLOSED' && patch.fundingSources) {
-    throw invalidInput([{ field: 'fundingSources', message: 'fundingSources cannot be changed when closing a card' }]);
-  }
   const target = patch.state as CardState | undefined;
+  if (target === 'CLOSED') {
+    const withClose = (['fundingSources', 'maxSpendPerTransaction'] as const).filter((field) => patch[field] !== undefined);
+    if (withClose.length > 0) throw invalidInput(withClose.map((field) => ({ field, message: `${field} cannot be changed when closing a card` })));
+  }
+  if (card.state === 'CLOSED') {
+    if (target === 'CLOSED') throw cardAlreadyClosed();
+    if (target !== undefined) throw invalidStateTransition(card.state, target);
+    throw cardNotMutable(card.state);
+  }
   if (target !== undefined && !platformMayMove(card.state, target)) throw invalidStateTransition(card.state, target);
   if (patch.fundingSources) await checkFundingSources(deps, uow, card.cardholder_id, patch.fundingSources, card.currency);
   return target;
 }
 
-/** Writes a signed change and announces what it changed. */
-async function applyUpdate(uow: UnitOfWork, card: CardRow, target: CardState | undefined, fundingSources: InternalAccountId[] | undefined): Promise<CardView> {
+/** Writes a change and announces what it changed. */
+async function applyUpdate(uow: UnitOfWork, card: CardRow, target: CardState | undefined, patch: CardUpdate): Promise<CardView> {
+  const { fundingSources, maxSpendPerTransaction } = patch;
   const updated = await uow.tx
     .updateTable('cards')
     .set({
       ...(target ? { state: target, state_reason: target === 'CLOSED' ? 'CLOSED_BY_PLATFORM' : null } : {}),
       ...(fundingSources ? { funding_sources: JSON.stringify(fundingSources) } : {}),
+      ...(maxSpendPerTransaction !== undefined ? { max_spend_minor: maxSpendPerTransaction === null ? null : BigInt(maxSpendPerTransaction) } : {}),
       updated_at: uow.now,
     })
     .where('id', '=', card.id)
@@ -191,20 +208,25 @@ async function applyUpdate(uow: UnitOfWork, card: CardRow, target: CardState | u
 }
 
 /**
- * PATCH /cards/{id}: freeze, unfreeze, close, or replace the funding sources, with the
- * cardholder's wallet signature (202 with a payload to sign, then the signed retry). A request
- * that cannot succeed is refused before a signature is asked for.
+ * PATCH /cards/{id}: freeze, unfreeze, close, replace the funding sources or set the limit, on the
+ * platform's credential alone (200 at once). A wallet signature that is sent is still checked: with
+ * the Request-Id of a challenge issued before this changed (the snapshot's 202 leg), it must verify
+ * over that challenge, and a bad, missing-half, spent or expired one is refused (401) with nothing changed.
  */
-export async function updateCard(deps: CardDeps, uow: UnitOfWork, cardId: CardId, patch: CardUpdate, signature: WalletSignature): Promise<CardView | SignatureRequired> {
+export async function updateCard(deps: CardDeps, uow: UnitOfWork, cardId: CardId, patch: CardUpdate, signed: WalletSignature): Promise<CardView> {
   const card = await loadCard(uow.tx, uow.platformId, cardId, true);
   const target = await checkUpdate(deps, uow, card, patch);
-  const challenge = await deps.signedRequests.authorize(
-    uow,
-    { action: 'CARD_UPDATE', subjectId: card.id, accountIds: card.funding_sources, body: { state: patch.state ?? null, fundingSources: patch.fundingSources ?? null } },
-    signature,
-  );
-  if (challenge) return challenge;
-  return applyUpdate(uow, card, target, patch.fundingSources);
+  if (signed.signature !== undefined || signed.requestId !== undefined) {
+    // The body as the snapshot's challenge hashed it; a limit (which it could not carry) is added only when sent.
+    const body = {
+      state: patch.state ?? null,
+      fundingSources: patch.fundingSources ?? null,
+      ...(patch.maxSpendPerTransaction !== undefined ? { maxSpendPerTransaction: patch.maxSpendPerTransaction } : {}),
+    };
+    // With either header sent, authorize verifies or throws; it issues no challenge.
+    await deps.signedRequests.authorize(uow, { action: 'CARD_UPDATE', subjectId: card.id, accountIds: card.funding_sources, body }, signed);
+  }
+  return applyUpdate(uow, card, target, patch);
 }
 
 /**
@@ -239,7 +261,7 @@ export function createCardService(deps: CardDeps) {
     provisioned,
     get: async ({ platformId }: Scope, cardId: CardId): Promise<CardView> => cardView(await loadCard(deps.db, platformId, cardId)),
     list: (scope: Scope, filters: CardFilters) => listCards(deps, scope, filters),
-    update: (uow: UnitOfWork, cardId: CardId, patch: CardUpdate, signature: WalletSignature) => updateCard(deps, uow, cardId, patch, signature),
+    update: (uow: UnitOfWork, cardId: CardId, patch: CardUpdate, signed: WalletSignature) => updateCard(deps, uow, cardId, patch, signed),
     closeAllOf,
     reveal: (uow: UnitOfWork, cardId: CardId) => reveal(deps, uow, cardId),
     openReveal: (token: string) => openReveal(deps, token),

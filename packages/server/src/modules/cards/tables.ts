@@ -30,6 +30,8 @@ export interface CardsTable {
   cvv_sealed: string;
   processor_ref: string;
   issuer_ref: string;
+  /** The card's per-transaction limit in its currency's smallest unit; null is none (`maxSpendPerTransaction`). */
+  max_spend_minor: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

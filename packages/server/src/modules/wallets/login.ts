@@ -16,7 +16,7 @@ import { clearOtpFailures, lockInForce, recordOtpFailure } from './lockout.js';
 import type { BundleSigningKey } from './keys.js';
 import { deliverOtp, issueOtp, MAX_OTP_ATTEMPTS, otpMatches, targetContext, type OtpDelivery } from './otp.js';
 import { verifyPasskeyAssertion } from './passkeys.js';
-import { loadCredential, requireClientKey, type CredentialRow } from './repo.js';
+import { loadCredential, requireSessionClientKey, sessionKeyFor, type CredentialRow } from './repo.js';
 import type { VerifyInput } from './schemas.js';
 import { openSession } from './sessions.js';
 import { authMethodView, type AuthMethodView, type AuthSessionView } from './view.js';
@@ -68,7 +68,7 @@ type IssuedChallenge = { credential: CredentialRow; answer: ChallengeAnswer; del
 async function issuePasskeyChallenge(uow: UnitOfWork, credential: CredentialRow, clientPublicKey: string): Promise<IssuedChallenge> {
   const requestId = newId('Request');
   const expiresAt = new Date(uow.now.getTime() + PASSKEY_CHALLENGE_TTL_SECONDS * 1000);
-  const key = requireClientKey(clientPublicKey);
+  const key = requireSessionClientKey(clientPublicKey);
   const challenge = passkeyChallenge({ type: 'SESSION_CREATE', credentialId: credential.id, accountId: credential.account_id, clientPublicKey: key, requestId, expiresAt: expiresAt.toISOString() });
   await uow.tx.updateTable('auth_challenges').set({ superseded_at: uow.now }).where('credential_id', '=', credential.id).where('used_at', 'is', null).where('superseded_at', 'is', null).execute();
   await uow.tx
@@ -100,7 +100,7 @@ async function challengeCredential(deps: CredentialDeps, scope: Scope, credentia
   const found = await loadCredential(db, scope.platformId, credentialId);
   if (found.type === 'OAUTH') throw noChallengeStep();
   if (found.type === 'PASSKEY' && clientPublicKey === undefined) throw invalidInput([{ field: 'clientPublicKey', message: 'clientPublicKey is required for a PASSKEY challenge' }]);
-  if (found.type === 'PASSKEY') requireClientKey(clientPublicKey!);
+  if (found.type === 'PASSKEY') requireSessionClientKey(clientPublicKey!);
   const settings = await deps.settings(db, scope);
   const bundleKey = await deps.keys.get();
 
@@ -122,7 +122,8 @@ async function challengeCredential(deps: CredentialDeps, scope: Scope, credentia
 /**
  * Verifies a credential and opens a session. OTP takes two legs: the code (in the HPKE bundle)
  * answers 202 with a verification token to sign with the client's key, whose signed retry opens
- * the session on that key. OAUTH and PASSKEY open it at once, with a key sealed to the client.
+ * the session on that key. OAUTH and PASSKEY open it at once: on the client's key when it is
+ * compressed (client-held), else on a key made here and sealed to it (legacy).
  */
 async function verifyCredential(deps: CredentialDeps, scope: Scope, credentialId: AuthMethodId, input: VerifyInput, signed: WalletSignature): Promise<AuthSessionView | SignatureRequired> {
   const credential = await loadCredential(deps.db, scope.platformId, credentialId);
@@ -241,7 +242,7 @@ async function finishOtp(deps: CredentialDeps, scope: Scope, found: CredentialRo
 async function verifyOauth(deps: CredentialDeps, scope: Scope, credential: CredentialRow, input: VerifyInput, settings: EmbeddedWalletSettings): Promise<AuthSessionView> {
   const missing = (['oidcToken', 'clientPublicKey'] as const).filter((f) => input[f] === undefined);
   if (missing.length > 0) throw invalidInput(missing.map((field) => ({ field, message: `${field} is required for OAUTH` })));
-  requireClientKey(input.clientPublicKey!);
+  const clientKey = requireSessionClientKey(input.clientPublicKey!);
   const identity = await deps.verifyOidc(input.oidcToken!, settings, scope.now, oidcNonce(input.clientPublicKey!));
   if (identity.issuer !== credential.oidc_issuer || identity.subject !== credential.oidc_subject || identity.audience !== credential.oidc_audience) {
     throw oidcTokenInvalid('IDENTITY', 'The token is for another identity than this credential');
@@ -255,7 +256,7 @@ async function verifyOauth(deps: CredentialDeps, scope: Scope, credential: Crede
       .executeTakeFirst();
     if (!fresh) throw oidcTokenInvalid('REUSED', 'This token was already used to sign in; get a fresh one');
     const live = await loadCredential(uow.tx, uow.platformId, credential.id);
-    return openSession(uow.tx, uow, live, settings.sessionLifetimeSeconds, { sealTo: input.clientPublicKey! });
+    return openSession(uow.tx, uow, live, settings.sessionLifetimeSeconds, sessionKeyFor(clientKey));
   });
 }
 
@@ -288,7 +289,7 @@ async function verifyPasskey(deps: CredentialDeps, scope: Scope, found: Credenti
     }
     await uow.tx.updateTable('auth_challenges').set({ used_at: uow.now }).where('id', '=', challenge.id).execute();
     await uow.tx.updateTable('auth_credentials').set({ webauthn_counter: BigInt(checked.counter) }).where('id', '=', credential.id).execute();
-    return openSession(uow.tx, uow, credential, settings.sessionLifetimeSeconds, { sealTo: challenge.client_public_key! });
+    return openSession(uow.tx, uow, credential, settings.sessionLifetimeSeconds, sessionKeyFor(challenge.client_public_key!));
   });
   if (outcome instanceof Refusal) throw outcome.error;
   return outcome;

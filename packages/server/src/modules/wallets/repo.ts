@@ -5,7 +5,7 @@ import type { AuthCredentialsTable, AuthSessionsTable, WalletsTable } from './ta
 import { internalAccountNotFound } from '../../ledger/errors.js';
 import { credentialNotFound, notAWallet } from './errors.js';
 import { invalidInput } from '../../core/errors.js';
-import { isUncompressedPublicKeyHex } from '../../crypto/p256.js';
+import { compressPublicKey, InvalidKeyError, isUncompressedPublicKeyHex } from '../../crypto/p256.js';
 import { isInternalAccount } from '../../ledger/queries.js';
 
 export type CredentialRow = Selectable<AuthCredentialsTable>;
@@ -57,6 +57,36 @@ export async function revokeCredential(tx: Tx, credentialId: AuthMethodId, now: 
   await tx.updateTable('auth_credentials').set({ revoked_at: now, updated_at: now }).where('id', '=', credentialId).execute();
   await tx.updateTable('auth_sessions').set({ revoked_at: now }).where('credential_id', '=', credentialId).where('revoked_at', 'is', null).execute();
   await tx.updateTable('auth_challenges').set({ superseded_at: now }).where('credential_id', '=', credentialId).where('used_at', 'is', null).where('superseded_at', 'is', null).execute();
+}
+
+/** The shapes a session's clientPublicKey may take: compressed (02/03 + X) or uncompressed (04 + X + Y) SEC1 hex. */
+export const SESSION_CLIENT_KEY_PATTERN = '^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$';
+
+/**
+ * A clientPublicKey for a session (credential challenge, OAUTH verify, refresh): compressed or
+ * uncompressed, and a point of the curve (the schema checks only its shape), or 400. Lowercased.
+ */
+export function requireSessionClientKey(value: string, field = 'clientPublicKey'): string {
+  let onCurve = new RegExp(SESSION_CLIENT_KEY_PATTERN).test(value);
+  if (onCurve) {
+    try {
+      compressPublicKey(value);
+    } catch (error) {
+      if (!(error instanceof InvalidKeyError)) throw error;
+      onCurve = false;
+    }
+  }
+  if (!onCurve) throw invalidInput([{ field, constraint: { pattern: SESSION_CLIENT_KEY_PATTERN }, message: 'must be a compressed or uncompressed P-256 public key (a point of the curve), hex' }]);
+  return value.toLowerCase();
+}
+
+/**
+ * How a session gets its key, chosen by the client key's encoding: a compressed key is the
+ * client-held flow (that key is the session key; nothing comes back), an uncompressed one the
+ * legacy flow (a key made here, sealed to it and returned as encryptedSessionSigningKey).
+ */
+export function sessionKeyFor(clientPublicKey: string): { clientSigningKey: string } | { sealTo: string } {
+  return clientPublicKey.startsWith('04') ? { sealTo: clientPublicKey } : { clientSigningKey: clientPublicKey };
 }
 
 /** A clientPublicKey that is a point of the curve (the schema checks only its shape), or 400. */

@@ -134,9 +134,9 @@ function loginRoutes(r: Routes, wallets: WalletService): void {
         tags,
         summary: 'Send a new code (OTP) or issue a passkey challenge',
         description:
-          'EMAIL_OTP and SMS_OTP: a new code is sent and the answer carries a fresh otpEncryptionTargetBundle. PASSKEY: send clientPublicKey; the answer carries challenge (lowercase hex SHA-256 of the session-creation body; sign its UTF-8 bytes), requestId and expiresAt. A new challenge replaces the previous one; re-issues faster than every 30 seconds get 429 with Retry-After. A credential locked after wrong codes gets 429 with details.reason CREDENTIAL_LOCKED.',
+          'EMAIL_OTP and SMS_OTP: a new code is sent and the answer carries a fresh otpEncryptionTargetBundle. The body is optional (an empty POST is a challenge with no clientPublicKey). PASSKEY: send clientPublicKey (compressed for the client-held flow, uncompressed for the legacy sealed-key one); the answer carries challenge (lowercase hex SHA-256 of the session-creation body; sign its UTF-8 bytes), requestId and expiresAt. A new challenge replaces the previous one; re-issues faster than every 30 seconds get 429 with Retry-After. A credential locked after wrong codes gets 429 with details.reason CREDENTIAL_LOCKED.',
         params: CredentialParams,
-        body: ChallengeRequest,
+        body: Type.Optional(ChallengeRequest),
         response: { 200: ChallengeResponse },
       },
       errors: [credentialNotFound, noChallengeStep, rateLimited, credentialLocked, otpDeliveryFailed, notImplemented],
@@ -151,7 +151,7 @@ function loginRoutes(r: Routes, wallets: WalletService): void {
         tags,
         summary: 'Verify a credential and open a session',
         description:
-          'EMAIL_OTP / SMS_OTP: send encryptedOtpBundle (the code and your public key, HPKE-encrypted to the target bundle); the answer is 202 with a verification token as payloadToSign: sign it with that key and repeat the call with Service-Wallet-Signature and Request-Id to get the session (your key is the session key). OAUTH: a fresh oidcToken whose nonce is sha256(clientPublicKey), and clientPublicKey. PASSKEY: the WebAuthn assertion, with Request-Id of the challenge. OAUTH and PASSKEY sessions carry encryptedSessionSigningKey, sealed to clientPublicKey.',
+          'EMAIL_OTP / SMS_OTP: send encryptedOtpBundle (the code and your public key, HPKE-encrypted to the target bundle); the answer is 202 with a verification token as payloadToSign: sign it with that key and repeat the call with Service-Wallet-Signature and Request-Id to get the session (your key is the session key). OAUTH: a fresh oidcToken whose nonce is sha256(clientPublicKey), and clientPublicKey. PASSKEY: the WebAuthn assertion, with Request-Id of the challenge. OAUTH and PASSKEY: a compressed clientPublicKey (client-held flow) makes that key the session key and nothing comes back; an uncompressed one (legacy) gets encryptedSessionSigningKey, the session key sealed to it.',
         params: CredentialParams,
         headers: VerifyHeaders,
         body: VerifyRequest,
@@ -210,7 +210,9 @@ function sessionRoutes(r: Routes, wallets: WalletService): void {
     {
       schema: {
         tags,
-        summary: 'Replace a session with a new key sealed to a new clientPublicKey (signed by that session)',
+        summary: 'Replace a session with a new one on a new clientPublicKey (signed by that session)',
+        description:
+          'A compressed clientPublicKey (client-held flow) becomes the new session key and no key material comes back; an uncompressed one (legacy) gets a new key sealed to it as encryptedSessionSigningKey.',
         params: SessionParams,
         headers: VerifyHeaders,
         body: RefreshRequest,

@@ -10,6 +10,14 @@ const AuthMethodTypeSchema = Type.Unsafe<AuthMethodTypeName>(Type.String({ enum:
 /** A client's P-256 public key: uncompressed SEC1, hex (the spec's exact pattern). */
 export const ClientPublicKey = Type.String({ pattern: '^04[0-9a-fA-F]{128}$', minLength: 130, maxLength: 130, description: 'Uncompressed P-256 public key, hex (04 + X + Y)' });
 
+/** A session's client key (today's reference): compressed selects the client-held flow, uncompressed the sealed-key one. */
+export const SessionClientPublicKey = Type.String({
+  pattern: '^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$',
+  minLength: 66,
+  maxLength: 130,
+  description: 'P-256 public key, hex: compressed (02/03 + X) for the client-held flow, where its private key is the session key and nothing is returned; uncompressed (04 + X + Y) for the legacy flow, where the session key comes back sealed to it',
+});
+
 const Base64Url = (maxLength: number, description?: string) => Type.String({ pattern: '^[A-Za-z0-9_-]+={0,2}$', minLength: 1, maxLength, ...(description ? { description } : {}) });
 
 export const PasskeyAttestation = Type.Object(
@@ -80,14 +88,15 @@ export const CredentialList = Type.Object({ data: Type.Array(AuthMethod) });
 export const CredentialListQuery = Type.Object({ accountId: Id('InternalAccount') }, { additionalProperties: false });
 export const CredentialParams = Type.Object({ id: Id('AuthMethod') });
 
-export const ChallengeRequest = Type.Object({ clientPublicKey: Type.Optional(ClientPublicKey) }, { additionalProperties: false });
+/** Every field optional, and the body itself may be left out (an empty POST). */
+export const ChallengeRequest = Type.Object({ clientPublicKey: Type.Optional(SessionClientPublicKey) }, { additionalProperties: false });
 
 export const VerifyRequest = Type.Object(
   {
     type: AuthMethodTypeSchema,
     encryptedOtpBundle: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
     oidcToken: Type.Optional(OidcToken),
-    clientPublicKey: Type.Optional(ClientPublicKey),
+    clientPublicKey: Type.Optional(SessionClientPublicKey),
     assertion: Type.Optional(PasskeyAssertion),
   },
   { additionalProperties: false },
@@ -97,13 +106,13 @@ export type VerifyInput = Static<typeof VerifyRequest>;
 export const AuthSession = Type.Object({
   ...AuthMethod.properties,
   expiresAt: Timestamp,
-  encryptedSessionSigningKey: Type.Optional(Type.String({ description: 'OAUTH, PASSKEY and refresh: the session private key, HPKE-sealed to clientPublicKey, base58check' })),
+  encryptedSessionSigningKey: Type.Optional(Type.String({ description: 'Deprecated. OAUTH, PASSKEY and refresh with an uncompressed clientPublicKey only: the session private key, HPKE-sealed to it, base58check' })),
 });
 
 export const SessionList = Type.Object({ data: Type.Array(AuthSession) });
 export const SessionListQuery = CredentialListQuery;
 export const SessionParams = Type.Object({ id: Id('Session') });
-export const RefreshRequest = Type.Object({ clientPublicKey: ClientPublicKey }, { additionalProperties: false });
+export const RefreshRequest = Type.Object({ clientPublicKey: SessionClientPublicKey }, { additionalProperties: false });
 
 export const WalletParams = Type.Object({ id: Id('InternalAccount') });
 export const WalletUpdateRequest = Type.Object({ privateEnabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false });

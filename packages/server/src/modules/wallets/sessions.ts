@@ -8,10 +8,10 @@ import { parseStamp, verifyStampSignature } from '../../crypto/stamp.js';
 import type { SignatureCheck, SignatureVerdict, SignedRequestService } from '../signatures/service.js';
 import { signatureInvalid } from '../signatures/errors.js';
 import { sessionNotFound } from './errors.js';
-import { activeSession, loadWallet, requireClientKey, type CredentialRow, type SessionRow } from './repo.js';
+import { activeSession, loadWallet, requireSessionClientKey, sessionKeyFor, type CredentialRow, type SessionRow } from './repo.js';
 import { sessionView, type AuthSessionView } from './view.js';
 
-/** Opens a session for a credential: the key is the client's own (OTP) or one made here and sealed to the client. */
+/** Opens a session for a credential: the key is the client's own (OTP, or a compressed clientPublicKey) or one made here and sealed to the client. */
 export async function openSession(
   tx: Tx,
   scope: Scope,
@@ -114,9 +114,12 @@ export function createSessionService({ db, signedRequests, lifetimeSeconds }: { 
       return undefined;
     },
 
-    /** A new session key sealed to a new client key, signed by the session it replaces (which ends). */
+    /**
+     * A new session, signed by the session it replaces (which ends): on the client's new key when it
+     * is compressed (client-held), else on a key made here and sealed to it (legacy).
+     */
     async refresh(uow: UnitOfWork, sessionId: SessionId, clientPublicKey: string, signature: WalletSignature): Promise<AuthSessionView | SignatureRequired> {
-      requireClientKey(clientPublicKey);
+      const clientKey = requireSessionClientKey(clientPublicKey);
       const live = await activeSession(uow.tx, uow.platformId, sessionId, uow.now);
       if (!live) {
         const known = await uow.tx.selectFrom('auth_sessions').select('id').where('platform_id', '=', uow.platformId).where('id', '=', sessionId).executeTakeFirst();
@@ -126,12 +129,12 @@ export function createSessionService({ db, signedRequests, lifetimeSeconds }: { 
       await loadWallet(uow.tx, uow.platformId, live.session.account_id, true);
       const challenge = await signedRequests.authorize(
         uow,
-        { action: 'AUTH_SESSION_REFRESH', subjectId: sessionId, accountIds: [live.session.account_id], body: { clientPublicKey: clientPublicKey.toLowerCase() }, signers: { sessionId } },
+        { action: 'AUTH_SESSION_REFRESH', subjectId: sessionId, accountIds: [live.session.account_id], body: { clientPublicKey: clientKey }, signers: { sessionId } },
         signature,
       );
       if (challenge) return typed(challenge, live.session, uow);
       await uow.tx.updateTable('auth_sessions').set({ revoked_at: uow.now }).where('id', '=', sessionId).execute();
-      return openSession(uow.tx, uow, live.credential, await lifetimeSeconds(uow), { sealTo: clientPublicKey });
+      return openSession(uow.tx, uow, live.credential, await lifetimeSeconds(uow), sessionKeyFor(clientKey));
     },
   };
 
