@@ -11,11 +11,12 @@ import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import { Transaction } from '../transactions/schemas.js';
 import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired, quoteNotFound, sameCurrency } from './errors.js';
+import { dailyVolumeLimitExceeded, LIMIT_ERRORS } from '../transfers/limits.js';
 import { Quote, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
 import type { QuotesService as QuoteService } from './index.js';
 
 const tags = ['Cross-Currency Transfers'];
-const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, ...SPENDING_REFUSALS, insufficientFunds];
+const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, ...SPENDING_REFUSALS, insufficientFunds, dailyVolumeLimitExceeded];
 
 export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): void {
   r.post(
@@ -25,7 +26,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         tags,
         summary: 'Lock an exchange rate and fees for a transfer',
         description:
-          'The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in.',
+          'The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in. platformFeeOverride replaces the platform’s configured fees for this quote (USD sources only; 400 otherwise). 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the service’s largest single payment; with immediatelyExecute, 429 DAILY_VOLUME_LIMIT_EXCEEDED past the daily volume limit.',
         body: QuoteRequest,
         response: { 201: Quote },
       },
@@ -44,6 +45,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         insufficientFunds,
         notImplemented,
         ...AMOUNT_ERRORS,
+        ...LIMIT_ERRORS,
       ],
     },
     (uow, req) => quotes.create(uow, req.body),

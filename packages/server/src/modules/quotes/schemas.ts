@@ -36,6 +36,18 @@ const QuoteDestination = Type.Object(
   { additionalProperties: false },
 );
 
+/** Today's document: the platform's fee for this quote instead of its feeConfigs (USD sources only). */
+export const PlatformFeeOverride = Type.Object(
+  {
+    platformFixedFee: Type.Object(
+      { amount: RequestAmount({ minimum: 0, description: 'Smallest unit of the source currency' }), currency: CurrencyCode },
+      { additionalProperties: false, description: 'Must be in the quote’s source currency (USD today)' },
+    ),
+    platformVariableFeeBps: Type.Integer({ minimum: 0, maximum: 10000, description: 'Basis points of the total sent' }),
+  },
+  { additionalProperties: false, description: 'Replaces the platform’s configured fees for this quote. Only when the source currency is USD; otherwise 400.' },
+);
+
 export const QuoteRequest = Type.Object(
   {
     lookupId: Type.Optional(Type.String({ maxLength: 100 })),
@@ -48,6 +60,7 @@ export const QuoteRequest = Type.Object(
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
     purposeOfPayment: Type.Optional(Type.String({ maxLength: 64 })),
     senderCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: 50 })),
+    platformFeeOverride: Type.Optional(PlatformFeeOverride),
   },
   { additionalProperties: false },
 );

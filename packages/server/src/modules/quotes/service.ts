@@ -14,6 +14,8 @@ import type { PlatformService } from '../platforms/service.js';
 import type { SignedRequestService } from '../signatures/service.js';
 import type { TransactionService, TransactionView } from '../transactions/service.js';
 import { createQuote } from './create.js';
+import type { PlatformFeeOverride } from './fee-override.js';
+import type { Limits } from '../transfers/limits.js';
 import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired } from './errors.js';
 import type { QuoteLifecycle } from './lifecycle.js';
 import { quoteRepo } from './repo.js';
@@ -26,6 +28,7 @@ export interface QuoteRequest {
   lockedCurrencyAmount: number;
   immediatelyExecute?: boolean | undefined;
   description?: string | undefined;
+  platformFeeOverride?: PlatformFeeOverride | undefined;
 }
 
 export interface FundsArrivedInput {
@@ -47,6 +50,8 @@ export interface QuoteServiceDeps {
   lifecycle: QuoteLifecycle;
   quoteTtlSeconds: number;
   signedRequests: Pick<SignedRequestService, 'verifyPayload'>;
+  /** The operator's size and daily volume limits on money leaving (the transfers module's). */
+  limits: Limits;
 }
 
 export type QuoteService = ReturnType<typeof createQuoteService>;
@@ -75,6 +80,7 @@ export async function executeQuote(deps: QuoteServiceDeps, uow: UnitOfWork, quot
   if (typeof walletPayload === 'string') {
     await deps.signedRequests.verifyPayload(uow, { payloadToSign: walletPayload, signature: signed.signature, accountIds: [q.source_account_id!] });
   }
+  await deps.limits.consume(uow, q.sending_currency, q.total_sending_minor);
   return quoteView(await deps.lifecycle.executeLocked(uow, q));
 }
 
