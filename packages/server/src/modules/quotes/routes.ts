@@ -12,7 +12,7 @@ import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import { Transaction } from '../transactions/schemas.js';
 import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired, quoteNotFound, sameCurrency } from './errors.js';
 import { dailyVolumeLimitExceeded, LIMIT_ERRORS } from '../transfers/limits.js';
-import { Quote, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
+import { Quote, QuoteList, QuoteListQuery, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
 import type { QuotesService as QuoteService } from './index.js';
 
 const tags = ['Cross-Currency Transfers'];
@@ -49,6 +49,21 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
       ],
     },
     (uow, req) => quotes.create(uow, req.body),
+  );
+
+  r.get(
+    '/quotes',
+    {
+      schema: {
+        tags,
+        summary: 'List the platform’s quotes (older API shape, kept as an alias)',
+        description:
+          'An alias kept for clients of an older version of the reference API, which listed quotes here; today’s reference has no quote list (a quote is read by id, and its payment through GET /transactions). Newest first; filters customerId and status (a PENDING quote past expiresAt counts as EXPIRED).',
+        querystring: QuoteListQuery,
+        response: { 200: QuoteList },
+      },
+    },
+    (scope, req) => quotes.list(scope, req.query),
   );
 
   r.get('/quotes/:quoteId', { schema: { tags, summary: 'Get a quote', params: QuoteParams, response: { 200: Quote } }, errors: [quoteNotFound] }, (scope, req) =>

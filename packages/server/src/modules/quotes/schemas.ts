@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { AccountIdSchema, Id, MinorUnits, RequestAmount, Timestamp } from '../../http/schema-kit.js';
+import { AccountIdSchema, Id, ListQuery, listOf, MinorUnits, RequestAmount, Timestamp } from '../../http/schema-kit.js';
 import { CurrencySchema, FundingInstruction } from '../accounts/schemas.js';
 
 const CurrencyCode = Type.String({ enum: [...CURRENCY_CODES] });
@@ -87,6 +87,19 @@ export const Quote = Type.Object({
 });
 
 export const QuoteParams = Type.Object({ quoteId: Id('Quote') });
+
+export const QUOTE_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
+
+export const QuoteListQuery = Type.Object(
+  {
+    ...ListQuery.properties,
+    customerId: Type.Optional(Id('Customer')),
+    status: Type.Optional(Type.Unsafe<(typeof QUOTE_STATUSES)[number]>(Type.String({ enum: [...QUOTE_STATUSES] }))),
+  },
+  { additionalProperties: false },
+);
+
+export const QuoteList = listOf(Quote);
 
 export const SandboxSendRequest = Type.Object(
   {

@@ -18,7 +18,8 @@ import type { PlatformFeeOverride } from './fee-override.js';
 import type { Limits } from '../transfers/limits.js';
 import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired } from './errors.js';
 import type { QuoteLifecycle } from './lifecycle.js';
-import { quoteRepo } from './repo.js';
+import { quoteRepo, type QuoteFilters } from './repo.js';
+import type { Page } from '../../db/paginate.js';
 import { quoteView, type QuoteRow, type QuoteView } from './view.js';
 
 export interface QuoteRequest {
@@ -112,6 +113,8 @@ export function createQuoteService(deps: QuoteServiceDeps) {
   return {
     create: (uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> => createQuote(deps, uow, request),
     get: (scope: Scope, quoteId: QuoteId): Promise<QuoteView> => getQuote(deps, scope, quoteId),
+    /** GET /quotes (an older shape of the reference's, kept as an alias): the platform's quotes, paged. */
+    list: ({ platformId, now }: Scope, filters: QuoteFilters): Promise<Page<QuoteView>> => quoteRepo.list(deps.db, platformId, now, filters, (row) => quoteView(row, now)),
     load: loadQuote,
     execute: (uow: UnitOfWork, quoteId: QuoteId, signed: WalletSignature = {}): Promise<QuoteView> => executeQuote(deps, uow, quoteId, signed),
     fundsArrived: (uow: UnitOfWork, input: FundsArrivedInput): Promise<TransactionView> => quoteFundsArrived(deps, uow, input),

@@ -133,7 +133,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
 
     if (outgoing) await limits.consume(uow, internal.currency, amount);
     const created = await transactions.create(uow, { ...base, status: 'PROCESSING' });
-    await scheduleJob(uow, { kind: SETTLE_JOB, payload: { transactionId: created.id, succeeds: decision.succeeds }, runAt: inMs(uow, decision.afterMs) });
+    await scheduleJob(uow, { kind: SETTLE_JOB, payload: { transactionId: created.id, succeeds: decision.succeeds, ...(decision.failureReason ? { failureReason: decision.failureReason } : {}) }, runAt: inMs(uow, decision.afterMs) });
     // Money leaving is debited into transit now; money being pulled in moves nothing until it arrives.
     if (outgoing) {
       await ledger.book(uow, { kind: 'TRANSFER_OUT_DEBIT', transactionId: created.id }, moves.debitIntoTransit(internalAccountId, internal.currency, amount));
