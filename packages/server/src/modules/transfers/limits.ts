@@ -34,7 +34,7 @@ function perCurrency(environment: Readonly<Record<string, string | undefined>>, 
   if (raw === '') return limits;
   for (const entry of raw.split(',')) {
     const match = /^\s*([A-Z0-9]{3,5}):([1-9][0-9]{0,17})\s*$/.exec(entry);
-    if (!match || !(CURRENCY_CODES as readonly string[]).includes(match[1]!) || limits.has(match[1]!)) {
+    if (!match || !CURRENCY_CODES.includes(match[1]!) || limits.has(match[1]!)) {
       throw new Error(`${name} must list CURRENCY:AMOUNT pairs (a known currency once each, a positive whole number of minor units), separated by commas; "${entry.trim()}" is not one`);
     }
     limits.set(match[1]!, BigInt(match[2]!));
