@@ -16,7 +16,7 @@ export type TransferDecision =
   /** Accepted, then rejected by the counterparty: no money moves (an outgoing transfer FAILED, a pull REJECTED). */
   | { kind: 'reject' }
   /** Settles (or fails) after `afterMs`. */
-  | { kind: 'settle'; afterMs: number; succeeds: boolean };
+  | { kind: 'settle'; afterMs: number; succeeds: boolean; failureReason?: 'COMPLIANCE_REJECTED' };
 
 /** What a rail does with a converted payout (an executed quote) to an external account. */
 export type PayoutDecision =

@@ -4,6 +4,7 @@ import type { FundingInstructionRecord } from '../db/schema.js';
 import { clabeCheckDigit, ibanCheckDigits, nubanCheckDigit } from '../lib/account-numbers/index.js';
 
 const SANDBOX_BANK_CODE_NG = '058';
+const SANDBOX_BANK_ADDRESS_US = '1 Sandbox Plaza, New York, NY 10004';
 
 /**
  * Funding payment instructions of a sandbox account: where money would be sent to reach it. Bank
@@ -24,6 +25,7 @@ export function fundingInstructionsFor(currency: string, reference: string, hold
         routingNumber: '011000015',
         accountHolderName: holderName,
         bankName: 'Moneta Sandbox Bank',
+        bankAddress: SANDBOX_BANK_ADDRESS_US,
         paymentRails: ['ACH', 'WIRE', 'RTP'],
       });
     case 'MXN': {
@@ -42,6 +44,19 @@ export function fundingInstructionsFor(currency: string, reference: string, hold
       const serial = digits(9);
       return bank({ accountType: 'NGN_ACCOUNT', accountNumber: serial + String(nubanCheckDigit(SANDBOX_BANK_CODE_NG, serial)), bankName: 'Moneta Sandbox Bank', reference, paymentRails: ['BANK_TRANSFER'] });
     }
+    // No local rail in the sandbox: a SWIFT wire to the account, attributed by its account number.
+    case 'JPY':
+      return bank({
+        accountType: 'SWIFT_ACCOUNT',
+        swiftCode: 'MONTJPJTXXX',
+        bankName: 'Moneta Sandbox Bank Tokyo',
+        country: 'JP',
+        accountNumber: digits(10),
+        accountHolderName: holderName,
+        bankAddress: '1-1 Marunouchi, Chiyoda-ku, Tokyo 100-0005',
+        reference,
+        paymentRails: ['SWIFT'],
+      });
     case 'USDC':
       return wallet({ accountType: 'SOLANA_WALLET', assetType: 'USDC', address: base58.encode(randomBytes(32)) });
     case 'USDB':

@@ -5,7 +5,10 @@ import type { PayoutDecision } from '../providers/payout-rail.js';
  * last three characters of the account's identifier (account number, CLABE, IBAN or address), as
  * in the reference's table. A payout to an internal account always completes at once. A cancelled
  * payout carries no failure reason (the reference's list has none for it): its refund's reason,
- * USER_CANCELLATION, says what happened.
+ * USER_CANCELLATION, says what happened. Beyond the reference's table, 008 to 011 fail with today's
+ * granular payout reasons (ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIMIT_EXCEEDED,
+ * QUOTE_RATE_UNAVAILABLE), refunded; 007's failure, whose refund fails too, is ACCOUNT_CANNOT_RECEIVE
+ * (the snapshot's EXECUTION_FAILED_POST_DEBIT is gone from today's list).
  */
 export type PayoutOutcome = PayoutDecision;
 
@@ -27,7 +30,15 @@ export function sandboxPayoutOutcome(identifier: string): PayoutOutcome {
     case '006':
       return { kind: 'fail', afterMs, failureReason: undefined, refund: 'COMPLETED', refundReason: 'USER_CANCELLATION' };
     case '007':
-      return { kind: 'fail', afterMs, failureReason: 'EXECUTION_FAILED_POST_DEBIT', refund: 'FAILED', refundReason: 'TRANSACTION_FAILED' };
+      return { kind: 'fail', afterMs, failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'FAILED', refundReason: 'TRANSACTION_FAILED' };
+    case '008':
+      return { kind: 'fail', afterMs, failureReason: 'ACCOUNT_INVALID', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };
+    case '009':
+      return { kind: 'fail', afterMs, failureReason: 'COMPLIANCE_REJECTED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };
+    case '010':
+      return { kind: 'fail', afterMs, failureReason: 'LIMIT_EXCEEDED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };
+    case '011':
+      return { kind: 'fail', afterMs, failureReason: 'QUOTE_RATE_UNAVAILABLE', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };
     default:
       return { kind: 'complete', afterMs };
   }

@@ -3,8 +3,10 @@ import type { TransferDecision } from '../providers/payout-rail.js';
 /**
  * What the sandbox rail does with a transfer, keyed on the last three characters of the external
  * account's identifier (account number, CLABE, IBAN or address), as in the reference's table:
- * 002 insufficient funds, 003 account closed, 004 rejected, 005 pending about 30 s then failed;
- * anything else settles after a short delay.
+ * 002 insufficient funds, 003 account closed, 004 rejected, 005 pending about 30 s then failed
+ * (the rail's default reason: ACCOUNT_CANNOT_RECEIVE out, COLLECTION_FAILED in); beyond the table,
+ * 006 pending then failed by compliance (COMPLIANCE_REJECTED, either way); anything else settles
+ * after a short delay.
  */
 export type SandboxTransferOutcome = TransferDecision;
 
@@ -21,6 +23,8 @@ export function sandboxTransferOutcome(identifier: string): SandboxTransferOutco
       return { kind: 'reject' };
     case '005':
       return { kind: 'settle', afterMs: SANDBOX_SLOW_FAILURE_DELAY_MS, succeeds: false };
+    case '006':
+      return { kind: 'settle', afterMs: SANDBOX_SLOW_FAILURE_DELAY_MS, succeeds: false, failureReason: 'COMPLIANCE_REJECTED' };
     default:
       return { kind: 'settle', afterMs: SANDBOX_SETTLEMENT_DELAY_MS, succeeds: true };
   }

@@ -1,6 +1,7 @@
 import { defineModule } from '../../contract/module.js';
 import { LEDGER_ERRORS } from '../../ledger/errors.js';
 import { LEDGER_EVENTS } from '../../ledger/events.js';
+import { ACCOUNT_EVENTS } from './events.js';
 import { accountRoutes } from './routes.js';
 import { createAccountService, type AccountService } from './service.js';
 
@@ -17,6 +18,6 @@ export default defineModule({
   createService: ({ db, ledger }) => createAccountService({ db, ledger }),
   routes: accountRoutes,
   errors: LEDGER_ERRORS,
-  events: LEDGER_EVENTS,
+  events: [...LEDGER_EVENTS, ...ACCOUNT_EVENTS],
   fixtures: async () => (await import('./fixtures.js')).fixtures,
 });

@@ -2,7 +2,7 @@ import type { Routes } from '../../http/routes.js';
 import { unknownCurrency } from '../../lib/currencies.js';
 import { notImplemented } from '../../core/errors.js';
 import { noRateForCurrency } from '../../fx/errors.js';
-import { ExchangeRateList, ExchangeRateQuery } from './schemas.js';
+import { destinationCurrencies, ExchangeRateList, ExchangeRateQuery } from './schemas.js';
 import type { ExchangeRateService } from './service.js';
 
 const tags = ['Exchange Rates'];
@@ -19,6 +19,6 @@ export function exchangeRateRoutes(r: Routes, { exchangeRates }: { exchangeRates
       },
       errors: [unknownCurrency, noRateForCurrency, notImplemented],
     },
-    (scope, req) => exchangeRates.list(scope, req.query),
+    (scope, req) => exchangeRates.list(scope, { ...req.query, destinationCurrency: destinationCurrencies(req.query.destinationCurrency) }),
   );
 }

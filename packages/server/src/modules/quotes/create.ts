@@ -14,6 +14,7 @@ import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import type { TransactionView } from '../transactions/service.js';
 import { notTheSourceOwner, sameCurrency } from './errors.js';
 import { EXPIRE_JOB, QUOTE } from './lifecycle.js';
+import { priceWithOverride } from './fee-override.js';
 import { quoteRepo } from './repo.js';
 import type { QuoteRequest, QuoteServiceDeps } from './service.js';
 import { quoteView, type QuoteRow, type QuoteView } from './view.js';
@@ -112,7 +113,10 @@ async function priceQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: Quot
   const lockedSide = request.lockedCurrencySide as LockedSide;
   const lockedAmount = BigInt(request.lockedCurrencyAmount);
   if (lockedAmount <= 0n) throw amountNotPositive('lockedCurrencyAmount');
-  const priced = await deps.pricing.price(uow.tx, uow.platformId, { sendingCurrency: source.currency, receivingCurrency: destination.currency, lockedSide, lockedAmount, at: uow.now });
+  const priceInput = { sendingCurrency: source.currency, receivingCurrency: destination.currency, lockedSide, lockedAmount, at: uow.now };
+  const priced = request.platformFeeOverride
+    ? await priceWithOverride(deps.pricing, uow.tx, uow.platformId, priceInput, request.platformFeeOverride)
+    : await deps.pricing.price(uow.tx, uow.platformId, priceInput);
   const amounts = priced.amounts;
   await deps.platforms.checkAmount(uow.tx, uow.platformId, source.currency, amounts.totalSending, 'OUTGOING', lockedSide === 'SENDING' ? 'lockedCurrencyAmount' : 'totalSendingAmount');
   await deps.platforms.checkAmount(
@@ -123,6 +127,7 @@ async function priceQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: Quot
     destination.internal ? 'INCOMING' : 'OUTGOING',
     lockedSide === 'RECEIVING' ? 'lockedCurrencyAmount' : 'totalReceivingAmount',
   );
+  deps.limits.checkSize(source.currency, amounts.totalSending, lockedSide === 'SENDING' ? 'lockedCurrencyAmount' : 'totalSendingAmount');
   return { lockedSide, lockedAmount, priced };
 }
 
@@ -233,6 +238,7 @@ export async function createQuote(deps: QuoteServiceDeps, uow: UnitOfWork, reque
   const draft = draftQuote(deps, uow, request, source, destination, pricedQuote);
   const transaction = await createQuoteTransaction(deps, uow, request, source, destination, draft);
   const row = await insertQuote(uow, request, source, destination, draft, transaction);
+  if (draft.executeNow) await deps.limits.consume(uow, source.currency, row.total_sending_minor);
   if (draft.executeNow) await deps.lifecycle.startPayout(uow, row, transaction, destination.external);
   else await scheduleJob(uow, { kind: EXPIRE_JOB, payload: { quoteId: draft.quoteId }, runAt: draft.expiresAt });
   return quoteView(row, uow.now);

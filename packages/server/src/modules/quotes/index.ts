@@ -16,8 +16,8 @@ declare module '../../contract/module.js' {
 /** Quotes: locked rates and fees, executed into cross-currency payouts. */
 export default defineModule({
   name: 'quotes',
-  needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates', 'signedRequests'],
-  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests }) => {
+  needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates', 'signedRequests', 'transfers'],
+  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests, transfers }) => {
     const lifecycle = createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail: providers.payoutRail });
     const service = createQuoteService({
       db,
@@ -32,6 +32,7 @@ export default defineModule({
       lifecycle,
       quoteTtlSeconds: config.quoteTtlSeconds,
       signedRequests,
+      limits: transfers.limits,
     });
     return { ...service, lifecycle };
   },

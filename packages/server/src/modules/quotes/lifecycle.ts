@@ -153,7 +153,7 @@ async function returnPayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteR
       sending: { currency: q.sending_currency, principal: q.principal_minor },
     }),
   );
-  await recordFailure(deps, uow, q, { failureReason: 'COUNTERPARTY_POST_TX_FAILED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
+  await recordFailure(deps, uow, q, { failureReason: 'PAYOUT_RETURNED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
 }
 
 /** quote.expire: a quote still PENDING at its expiry expires with its transaction. */

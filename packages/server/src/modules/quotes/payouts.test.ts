@@ -172,7 +172,7 @@ describe('sandbox payout outcomes by the CLABE suffix', () => {
 
     await f.advance(15);
     const returned = await transaction(quote.transactionId);
-    expect(returned).toMatchObject({ status: 'FAILED', failureReason: 'COUNTERPARTY_POST_TX_FAILED' });
+    expect(returned).toMatchObject({ status: 'FAILED', failureReason: 'PAYOUT_RETURNED' });
     expectRefund(returned.refund!, 'COMPLETED', 'TRANSACTION_FAILED');
     expect(await quoteStatus(quote.id)).toBe('FAILED');
     expect(await f.balance(accountId)).toBe(START - quote.feesIncluded);
@@ -209,11 +209,11 @@ describe('sandbox payout outcomes by the CLABE suffix', () => {
     expectRefundMirrorsExecute(await f.postings(quote.transactionId));
   });
 
-  it('007: FAILED EXECUTION_FAILED_POST_DEBIT, the refund FAILED: the money stays debited, in transit', async () => {
+  it('007: FAILED ACCOUNT_CANNOT_RECEIVE (the snapshot\'s EXECUTION_FAILED_POST_DEBIT is gone), the refund FAILED: the money stays debited, in transit', async () => {
     const { accountId, quote } = await payout('007');
     await f.advance(3);
     const tx = await transaction(quote.transactionId);
-    expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'EXECUTION_FAILED_POST_DEBIT' });
+    expect(tx).toMatchObject({ status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE' });
     expectRefund(tx.refund!, 'FAILED', 'TRANSACTION_FAILED');
     expect(await quoteStatus(quote.id)).toBe('FAILED');
     expect(await f.balance(accountId)).toBe(START - AMOUNT);

@@ -6,6 +6,13 @@ import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { quoteNotFound } from './errors.js';
 import type { QuoteRow } from './view.js';
 import { customerField } from '../customers/queries.js';
+import { paginate, type Page, type PageParams } from '../../db/paginate.js';
+import type { CustomerId } from '../../core/ids.js';
+
+export interface QuoteFilters extends PageParams {
+  customerId?: CustomerId | undefined;
+  status?: QuoteStatus | undefined;
+}
 
 /** The quotes table: every query scoped to the platform. */
 export const quoteRepo = {
@@ -30,6 +37,23 @@ export const quoteRepo = {
       .executeTakeFirst();
     if (!row) throw quoteNotFound();
     return row;
+  },
+
+  /**
+   * A page of the platform's quotes, newest first. The status filter matches what the quote says
+   * now: a PENDING quote past its expiry is EXPIRED (quoteView), its expiry job or not.
+   */
+  async list<Out>(executor: Executor, platformId: PlatformId, now: Date, filters: QuoteFilters, toItem: (row: QuoteRow) => Out): Promise<Page<Out>> {
+    let query = executor.selectFrom('quotes as t').selectAll('t').where('t.platform_id', '=', platformId);
+    if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
+    if (filters.status === 'EXPIRED') {
+      query = query.where((eb) => eb.or([eb('t.status', '=', 'EXPIRED'), eb.and([eb('t.status', '=', 'PENDING'), eb('t.expires_at', '<=', now)])]));
+    } else if (filters.status === 'PENDING') {
+      query = query.where('t.status', '=', 'PENDING').where('t.expires_at', '>', now);
+    } else if (filters.status) {
+      query = query.where('t.status', '=', filters.status);
+    }
+    return paginate(query, filters, toItem);
   },
 
   async insert(uow: UnitOfWork, values: Insertable<QuotesTable>): Promise<QuoteRow> {

@@ -11,11 +11,12 @@ import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import { Transaction } from '../transactions/schemas.js';
 import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired, quoteNotFound, sameCurrency } from './errors.js';
-import { Quote, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
+import { dailyVolumeLimitExceeded, LIMIT_ERRORS } from '../transfers/limits.js';
+import { Quote, QuoteList, QuoteListQuery, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
 import type { QuotesService as QuoteService } from './index.js';
 
 const tags = ['Cross-Currency Transfers'];
-const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, ...SPENDING_REFUSALS, insufficientFunds];
+const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, ...SPENDING_REFUSALS, insufficientFunds, dailyVolumeLimitExceeded];
 
 export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): void {
   r.post(
@@ -25,7 +26,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         tags,
         summary: 'Lock an exchange rate and fees for a transfer',
         description:
-          'The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in.',
+          'The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in. platformFeeOverride replaces the platform’s configured fees for this quote (USD sources only; 400 otherwise). 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the service’s largest single payment; with immediatelyExecute, 429 DAILY_VOLUME_LIMIT_EXCEEDED past the daily volume limit.',
         body: QuoteRequest,
         response: { 201: Quote },
       },
@@ -44,9 +45,25 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         insufficientFunds,
         notImplemented,
         ...AMOUNT_ERRORS,
+        ...LIMIT_ERRORS,
       ],
     },
     (uow, req) => quotes.create(uow, req.body),
+  );
+
+  r.get(
+    '/quotes',
+    {
+      schema: {
+        tags,
+        summary: 'List the platform’s quotes (older API shape, kept as an alias)',
+        description:
+          'An alias kept for clients of an older version of the reference API, which listed quotes here; today’s reference has no quote list (a quote is read by id, and its payment through GET /transactions). Newest first; filters customerId and status (a PENDING quote past expiresAt counts as EXPIRED).',
+        querystring: QuoteListQuery,
+        response: { 200: QuoteList },
+      },
+    },
+    (scope, req) => quotes.list(scope, req.query),
   );
 
   r.get('/quotes/:quoteId', { schema: { tags, summary: 'Get a quote', params: QuoteParams, response: { 200: Quote } }, errors: [quoteNotFound] }, (scope, req) =>

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { AccountIdSchema, Id, MinorUnits, RequestAmount, Timestamp } from '../../http/schema-kit.js';
+import { AccountIdSchema, Id, ListQuery, listOf, MinorUnits, RequestAmount, Timestamp } from '../../http/schema-kit.js';
 import { CurrencySchema, FundingInstruction } from '../accounts/schemas.js';
 
 const CurrencyCode = Type.String({ enum: [...CURRENCY_CODES] });
@@ -36,6 +36,18 @@ const QuoteDestination = Type.Object(
   { additionalProperties: false },
 );
 
+/** Today's document: the platform's fee for this quote instead of its feeConfigs (USD sources only). */
+export const PlatformFeeOverride = Type.Object(
+  {
+    platformFixedFee: Type.Object(
+      { amount: RequestAmount({ minimum: 0, description: 'Smallest unit of the source currency' }), currency: CurrencyCode },
+      { additionalProperties: false, description: 'Must be in the quote’s source currency (USD today)' },
+    ),
+    platformVariableFeeBps: Type.Integer({ minimum: 0, maximum: 10000, description: 'Basis points of the total sent' }),
+  },
+  { additionalProperties: false, description: 'Replaces the platform’s configured fees for this quote. Only when the source currency is USD; otherwise 400.' },
+);
+
 export const QuoteRequest = Type.Object(
   {
     lookupId: Type.Optional(Type.String({ maxLength: 100 })),
@@ -48,6 +60,7 @@ export const QuoteRequest = Type.Object(
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
     purposeOfPayment: Type.Optional(Type.String({ maxLength: 64 })),
     senderCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: 50 })),
+    platformFeeOverride: Type.Optional(PlatformFeeOverride),
   },
   { additionalProperties: false },
 );
@@ -74,6 +87,19 @@ export const Quote = Type.Object({
 });
 
 export const QuoteParams = Type.Object({ quoteId: Id('Quote') });
+
+export const QUOTE_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
+
+export const QuoteListQuery = Type.Object(
+  {
+    ...ListQuery.properties,
+    customerId: Type.Optional(Id('Customer')),
+    status: Type.Optional(Type.Unsafe<(typeof QUOTE_STATUSES)[number]>(Type.String({ enum: [...QUOTE_STATUSES] }))),
+  },
+  { additionalProperties: false },
+);
+
+export const QuoteList = listOf(Quote);
 
 export const SandboxSendRequest = Type.Object(
   {

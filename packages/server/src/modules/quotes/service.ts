@@ -14,9 +14,12 @@ import type { PlatformService } from '../platforms/service.js';
 import type { SignedRequestService } from '../signatures/service.js';
 import type { TransactionService, TransactionView } from '../transactions/service.js';
 import { createQuote } from './create.js';
+import type { PlatformFeeOverride } from './fee-override.js';
+import type { Limits } from '../transfers/limits.js';
 import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired } from './errors.js';
 import type { QuoteLifecycle } from './lifecycle.js';
-import { quoteRepo } from './repo.js';
+import { quoteRepo, type QuoteFilters } from './repo.js';
+import type { Page } from '../../db/paginate.js';
 import { quoteView, type QuoteRow, type QuoteView } from './view.js';
 
 export interface QuoteRequest {
@@ -26,6 +29,7 @@ export interface QuoteRequest {
   lockedCurrencyAmount: number;
   immediatelyExecute?: boolean | undefined;
   description?: string | undefined;
+  platformFeeOverride?: PlatformFeeOverride | undefined;
 }
 
 export interface FundsArrivedInput {
@@ -47,6 +51,8 @@ export interface QuoteServiceDeps {
   lifecycle: QuoteLifecycle;
   quoteTtlSeconds: number;
   signedRequests: Pick<SignedRequestService, 'verifyPayload'>;
+  /** The operator's size and daily volume limits on money leaving (the transfers module's). */
+  limits: Limits;
 }
 
 export type QuoteService = ReturnType<typeof createQuoteService>;
@@ -75,6 +81,7 @@ export async function executeQuote(deps: QuoteServiceDeps, uow: UnitOfWork, quot
   if (typeof walletPayload === 'string') {
     await deps.signedRequests.verifyPayload(uow, { payloadToSign: walletPayload, signature: signed.signature, accountIds: [q.source_account_id!] });
   }
+  await deps.limits.consume(uow, q.sending_currency, q.total_sending_minor);
   return quoteView(await deps.lifecycle.executeLocked(uow, q));
 }
 
@@ -106,6 +113,8 @@ export function createQuoteService(deps: QuoteServiceDeps) {
   return {
     create: (uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> => createQuote(deps, uow, request),
     get: (scope: Scope, quoteId: QuoteId): Promise<QuoteView> => getQuote(deps, scope, quoteId),
+    /** GET /quotes (an older shape of the reference's, kept as an alias): the platform's quotes, paged. */
+    list: ({ platformId, now }: Scope, filters: QuoteFilters): Promise<Page<QuoteView>> => quoteRepo.list(deps.db, platformId, now, filters, (row) => quoteView(row, now)),
     load: loadQuote,
     execute: (uow: UnitOfWork, quoteId: QuoteId, signed: WalletSignature = {}): Promise<QuoteView> => executeQuote(deps, uow, quoteId, signed),
     fundsArrived: (uow: UnitOfWork, input: FundsArrivedInput): Promise<TransactionView> => quoteFundsArrived(deps, uow, input),

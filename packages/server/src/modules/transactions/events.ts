@@ -1,7 +1,7 @@
 import type { TransactionView } from './service.js';
 
 type Payment = 'INCOMING_PAYMENT' | 'OUTGOING_PAYMENT';
-type Stage = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED' | 'REFUND_PENDING' | 'REFUND_COMPLETED' | 'REFUND_FAILED';
+type Stage = 'PENDING' | 'PENDING_AUTHORIZATION' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED' | 'REFUND_PENDING' | 'REFUND_COMPLETED' | 'REFUND_FAILED';
 
 type PaymentEvents = Record<`${Payment}.${Stage}`, TransactionView>;
 
@@ -10,11 +10,17 @@ declare module '../../core/events.js' {
   interface EventCatalogue extends PaymentEvents {}
 }
 
-/** The transaction events this service sends (the reference's INCOMING_PAYMENT.* and OUTGOING_PAYMENT.*). */
+/**
+ * The transaction events this service sends (the reference's INCOMING_PAYMENT.* and
+ * OUTGOING_PAYMENT.*). OUTGOING_PAYMENT.PENDING_AUTHORIZATION (today's document) is declared so
+ * platforms can filter and subscribe to it; it is emitted once Strong Customer Authentication holds
+ * a payment for the customer's authorization, which no flow does yet.
+ */
 export const TRANSACTION_EVENTS = [
   'INCOMING_PAYMENT.COMPLETED',
   'INCOMING_PAYMENT.FAILED',
   'INCOMING_PAYMENT.REFUND_COMPLETED',
+  'OUTGOING_PAYMENT.PENDING_AUTHORIZATION',
   'OUTGOING_PAYMENT.PROCESSING',
   'OUTGOING_PAYMENT.COMPLETED',
   'OUTGOING_PAYMENT.FAILED',

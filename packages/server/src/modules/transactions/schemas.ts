@@ -4,6 +4,10 @@ import { idPattern, type IdPrefix, type TransactionId } from '../../core/ids.js'
 import { Id, ListQuery, listOf, MinorUnits, Timestamp } from '../../http/schema-kit.js';
 import { CurrencyAmountSchema } from '../accounts/schemas.js';
 
+/** Today's reasons a transaction is PENDING (the customer or compliance must act first). */
+export const PENDING_REASONS = ['COUNTERPARTY_DECLARATION_REQUIRED', 'WALLET_VERIFICATION_REQUIRED', 'COUNTERPARTY_INFORMATION_REQUIRED', 'COMPLIANCE_REVIEW'] as const;
+export type PendingReason = (typeof PENDING_REASONS)[number];
+
 export const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'] as const;
 
 const Endpoint = Type.Object({}, { additionalProperties: true });
@@ -25,7 +29,13 @@ export const Transaction = Type.Object({
   quoteId: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
   reconciliationInstructions: Type.Optional(Type.Object({ reference: Type.Optional(Type.String()) }, { additionalProperties: true })),
-  failureReason: Type.Optional(Type.String()),
+  failureReason: Type.Optional(
+    Type.String({
+      description:
+        'Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.',
+    }),
+  ),
+  pendingReason: Type.Optional(Type.String({ enum: [...PENDING_REASONS], description: 'Why a PENDING transaction waits; absent when nothing but time or the platform holds it' })),
   refund: Type.Optional(
     Type.Object({
       reference: Type.String(),

@@ -1,3 +1,4 @@
+import type { PendingReason } from './schemas.js';
 import { sql, type Selectable, type UpdateObject } from 'kysely';
 import type { Database, Db, Executor, Tx } from '../../db/schema.js';
 import type { TransactionsTable } from './tables.js';
@@ -30,6 +31,7 @@ export interface TransactionView {
   description?: string;
   reconciliationInstructions?: { reference: string };
   failureReason?: string;
+  pendingReason?: PendingReason;
   refund?: TransactionRefund;
   receiptDeliveryConfirmedAt?: string;
   settledAt?: string;
@@ -59,6 +61,11 @@ export function refundRecord(transactionId: TransactionId, at: Date, status: Tra
 
 /** What `details` may hold beyond the columns. */
 interface TransactionDetails {
+  /**
+   * Why the transaction waits, recorded by the kind that holds it; shown only while it is PENDING.
+   * A quote waiting to be executed, or a payment waiting for the platform's approval, has none.
+   */
+  pendingReason?: PendingReason;
   /** Overrides the source derived from sender_account_id (a real-time funded quote has no account). */
   source?: Record<string, unknown>;
   refund?: TransactionRefund;
@@ -96,6 +103,7 @@ export interface NewTransaction {
   reference?: string | null;
   description?: string | null;
   failureReason?: string | null;
+  pendingReason?: PendingReason;
   settledAt?: Date | null;
 }
 
@@ -127,6 +135,7 @@ export function transactionView(row: TransactionRow): TransactionView {
     ...(row.description ? { description: row.description } : {}),
     ...(row.reference ? { reconciliationInstructions: { reference: row.reference } } : {}),
     ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+    ...(row.status === 'PENDING' && details.pendingReason ? { pendingReason: details.pendingReason } : {}),
     ...(details.refund ? { refund: details.refund } : {}),
     ...(row.receipt_delivery_confirmed_at ? { receiptDeliveryConfirmedAt: row.receipt_delivery_confirmed_at.toISOString() } : {}),
     ...(row.settled_at ? { settledAt: row.settled_at.toISOString() } : {}),
@@ -186,7 +195,7 @@ export async function createTransaction(uow: UnitOfWork, input: NewTransaction):
       description: input.description ?? null,
       failure_reason: input.failureReason ?? null,
       settled_at: input.settledAt ?? null,
-      details: JSON.stringify(input.source ? { source: input.source } : {}),
+      details: JSON.stringify({ ...(input.source ? { source: input.source } : {}), ...(input.pendingReason ? { pendingReason: input.pendingReason } : {}) }),
       created_at: uow.now,
       updated_at: uow.now,
     })

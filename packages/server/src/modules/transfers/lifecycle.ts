@@ -9,6 +9,16 @@ import { refundRecord, type TransactionService, type TransactionView } from '../
  * What happens to a same-currency transfer after it started: the settlement job completes or fails
  * it exactly once, and the platform may cancel a bank transfer that has not settled yet.
  */
+/**
+ * Why a transfer that was accepted failed to settle: the rail's reason when it gave one, else, out,
+ * ACCOUNT_CANNOT_RECEIVE (today's granular payout reason; the snapshot's SETTLEMENT_FAILED is gone)
+ * and, in, COLLECTION_FAILED (a collection that failed after it was started).
+ */
+function settlementFailure(outgoing: boolean, railReason: unknown): string {
+  if (railReason === 'COMPLIANCE_REJECTED') return railReason;
+  return outgoing ? 'ACCOUNT_CANNOT_RECEIVE' : 'COLLECTION_FAILED';
+}
+
 export function createTransferLifecycle({ ledger, transactions }: { ledger: Ledger; transactions: TransactionService }) {
   return {
     /** The settlement job: completes or fails a PROCESSING transfer, exactly once. */
@@ -30,7 +40,7 @@ export function createTransferLifecycle({ ledger, transactions }: { ledger: Ledg
       const view = await transactions.setStatus(
         uow,
         transactionId,
-        succeeds ? { status: 'COMPLETED', settled: true } : { status: 'FAILED', failureReason: outgoing ? 'SETTLEMENT_FAILED' : 'COUNTERPARTY_POST_TX_FAILED' },
+        succeeds ? { status: 'COMPLETED', settled: true } : { status: 'FAILED', failureReason: settlementFailure(outgoing, payload.failureReason) },
       );
       uow.emit(`${outgoing ? 'OUTGOING_PAYMENT' : 'INCOMING_PAYMENT'}.${succeeds ? 'COMPLETED' : 'FAILED'}`, view);
     },

@@ -8,6 +8,7 @@ import { Transaction } from '../transactions/schemas.js';
 import { TransferInRequest, TransferOutRequest } from './schemas.js';
 import type { TransfersService as TransferService } from './index.js';
 import { externalAccountClosed } from './errors.js';
+import { LIMIT_ERRORS } from './limits.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import { currencyMismatch } from '../../lib/currencies.js';
 
@@ -27,13 +28,14 @@ const errors = [
   notImplemented,
   ...AMOUNT_ERRORS,
 ];
+const outErrors = [...errors, ...LIMIT_ERRORS];
 
 export function transferRoutes(r: Routes, { transfers }: { transfers: TransferService }): void {
   r.post(
     '/transfer-out',
-    { schema: { tags, summary: 'Send money from an internal account to an external account (same currency)', body: TransferOutRequest, response: { 201: Transaction } }, status: 201, errors },
+    { schema: { tags, summary: 'Send money from an internal account to an external account (same currency)', body: TransferOutRequest, response: { 201: Transaction } }, status: 201, errors: outErrors },
     (uow, req) =>
-      transfers.transferOut(uow, { sourceAccountId: req.body.source.accountId, destinationAccountId: req.body.destination.accountId, amount: BigInt(req.body.amount), description: req.body.description }),
+      transfers.transferOut(uow, { sourceAccountId: req.body.source.accountId, destinationAccountId: req.body.destination.accountId, amount: req.body.amount === undefined ? undefined : BigInt(req.body.amount), description: req.body.description }),
   );
 
   r.post(

@@ -4,13 +4,13 @@ import { AccountIdSchema, RequestAmount } from '../../http/schema-kit.js';
 const AccountReference = Type.Object({ accountId: AccountIdSchema }, { additionalProperties: false });
 
 /** `amount` is only typed here: a non-positive amount is INVALID_AMOUNT and a limit breach AMOUNT_OUT_OF_RANGE. */
-const Amount = RequestAmount({ description: 'Smallest unit of the accounts’ currency' });
-
 export const TransferOutRequest = Type.Object(
   {
     source: AccountReference,
     destination: Type.Object({ accountId: AccountIdSchema, paymentRail: Type.Optional(Type.String({ maxLength: 40 })) }, { additionalProperties: false }),
-    amount: Amount,
+    amount: Type.Optional(
+      RequestAmount({ description: 'Smallest unit of the accounts’ currency. Optional (in both versions of the reference): without it, the source’s whole available balance is sent.' }),
+    ),
     description: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     remittanceInformation: Type.Optional(Type.String({ maxLength: 80 })),
     purposeOfPayment: Type.Optional(Type.String({ maxLength: 64 })),

@@ -11,6 +11,7 @@ import type { PlatformService } from '../platforms/service.js';
 import type { TransactionService, TransactionView } from '../transactions/service.js';
 import { accountCurrenciesDiffer, amountRequired, externalAccountClosed, externalInsufficientFunds } from './errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
+import type { Limits } from './limits.js';
 
 /** The payment kind of same-currency transfers. */
 export const TRANSFER = 'TRANSFER';
@@ -30,16 +31,20 @@ export interface TransferDeps {
   transactions: TransactionService;
   platforms: Pick<PlatformService, 'checkAmount'>;
   payoutRail: PayoutRail;
+  limits: Limits;
 }
 
 export type TransferService = ReturnType<typeof createTransferService>;
+
+/** What an internal account can spend now: its balance less what is held. */
+const available = (account: AccountRow): bigint => account.total_minor - account.held_minor;
 
 /**
  * Same-currency transfers between an internal account and an external account (or the platform's
  * own internal account). Money leaving for an external account is debited into transit at once and
  * settles through a durable job (lifecycle.ts): out of transit on success, back on failure.
  */
-export function createTransferService({ ledger, externalAccounts, transactions, platforms, payoutRail }: TransferDeps) {
+export function createTransferService({ ledger, externalAccounts, transactions, platforms, payoutRail, limits }: TransferDeps) {
   function sameCurrency(a: string, b: string): void {
     if (a !== b) throw accountCurrenciesDiffer(a, b);
   }
@@ -77,7 +82,10 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     const internal = await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
     refuseUnlessReady(internal.customer_id, internal.holder_status, internal.holder_deleted_at);
     if (outgoing && internal.account_type === 'EMBEDDED_WALLET') throw walletSignatureRequired('source.accountId');
-    if (request.amount !== undefined) await platforms.checkAmount(uow.tx, uow.platformId, internal.currency, request.amount, type);
+    // Without an amount, a transfer-out sends the internal account's whole available balance.
+    const requested = request.amount ?? (outgoing ? available(internal) : undefined);
+    if (requested !== undefined) await platforms.checkAmount(uow.tx, uow.platformId, internal.currency, requested, type);
+    if (outgoing && requested !== undefined) limits.checkSize(internal.currency, requested, 'amount');
 
     if (hasPrefix('InternalAccount', otherId)) {
       const other = await ledger.internalAccount(uow.tx, uow.platformId, otherId);
@@ -86,13 +94,14 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
       }
       sameCurrency(internal.currency, other.currency);
       // Without an amount, a transfer-in sweeps the platform account's whole available balance.
-      const amount = request.amount ?? other.total_minor - other.held_minor;
-      if (request.amount === undefined) await platforms.checkAmount(uow.tx, uow.platformId, internal.currency, amount, type);
+      const amount = requested ?? available(other);
+      if (requested === undefined) await platforms.checkAmount(uow.tx, uow.platformId, internal.currency, amount, type);
+      if (outgoing) await limits.consume(uow, internal.currency, amount);
       return outgoing ? internalMove(uow, type, internal, other, amount, request.description) : internalMove(uow, type, other, internal, amount, request.description);
     }
 
-    if (request.amount === undefined) throw amountRequired();
-    const amount = request.amount;
+    if (requested === undefined) throw amountRequired();
+    const amount = requested;
     const external = await externalAccounts.load(uow.tx, uow.platformId, otherId, internal.customer_id ? 'customer' : 'platform');
     if (external.customer_id !== internal.customer_id) throw invalidReceiver('The external account must belong to the owner of the internal account');
     sameCurrency(internal.currency, external.currency);
@@ -122,8 +131,9 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
       return rejected;
     }
 
+    if (outgoing) await limits.consume(uow, internal.currency, amount);
     const created = await transactions.create(uow, { ...base, status: 'PROCESSING' });
-    await scheduleJob(uow, { kind: SETTLE_JOB, payload: { transactionId: created.id, succeeds: decision.succeeds }, runAt: inMs(uow, decision.afterMs) });
+    await scheduleJob(uow, { kind: SETTLE_JOB, payload: { transactionId: created.id, succeeds: decision.succeeds, ...(decision.failureReason ? { failureReason: decision.failureReason } : {}) }, runAt: inMs(uow, decision.afterMs) });
     // Money leaving is debited into transit now; money being pulled in moves nothing until it arrives.
     if (outgoing) {
       await ledger.book(uow, { kind: 'TRANSFER_OUT_DEBIT', transactionId: created.id }, moves.debitIntoTransit(internalAccountId, internal.currency, amount));

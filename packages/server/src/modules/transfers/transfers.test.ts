@@ -138,7 +138,7 @@ describe('transfer-out', () => {
     expect(await balance(accountId)).toBe(6_000);
     await settle(25);
     const failed = await t.api(p, 'GET', `/transactions/${res.body.id}`);
-    expect(failed.body).toMatchObject({ status: 'FAILED', failureReason: 'SETTLEMENT_FAILED' });
+    expect(failed.body).toMatchObject({ status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE' });
     expect(await balance(accountId)).toBe(10_000);
     const types = (await listEvents(t.database.db, p.id)).filter((e) => (e.data as { id: string }).id === res.body.id).map((e) => e.type);
     expect(types).toEqual(['OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED']);

@@ -35,12 +35,24 @@ export function webhookRoutes(r: Routes, { webhookEvents, modules }: { webhookEv
 }
 
 export function sandboxWebhookRoutes(r: Routes, { webhooks }: { webhooks: WebhookDeliverer }): void {
+  const errors = [webhookEndpointNotSet, webhookDeliveryError];
   // Sends over the network, so it holds no transaction open while the endpoint answers.
   r.postOutsideTransaction(
     '/sandbox/webhooks/test',
+    { schema: { tags: ['Sandbox'], summary: 'Send a TEST event to the configured endpoint now and report its answer', response: { 200: TestWebhookResult } }, errors },
+    (scope) => webhooks.sendTest(scope.platformId),
+  );
+  // The same operation where an older version of the reference API served it; sandbox only, like it.
+  r.postOutsideTransaction(
+    '/webhooks/test',
     {
-      schema: { tags: ['Sandbox'], summary: 'Send a TEST event to the configured endpoint now and report its answer', response: { 200: TestWebhookResult } },
-      errors: [webhookEndpointNotSet, webhookDeliveryError],
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'Send a TEST event to the configured endpoint (older API shape, kept as an alias)',
+        description: 'An alias of POST /sandbox/webhooks/test for clients of an older version of the reference API, which served it here. Same answer, same errors; sandbox only.',
+        response: { 200: TestWebhookResult },
+      },
+      errors,
     },
     (scope) => webhooks.sendTest(scope.platformId),
   );
