@@ -17,7 +17,7 @@ declare module '../../contract/module.js' {
 export default defineModule({
   name: 'quotes',
   needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates', 'signedRequests'],
-  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests }) => {
+  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests, gates }) => {
     const lifecycle = createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail: providers.payoutRail });
     const service = createQuoteService({
       db,
@@ -32,6 +32,7 @@ export default defineModule({
       lifecycle,
       quoteTtlSeconds: config.quoteTtlSeconds,
       signedRequests,
+      gates,
     });
     return { ...service, lifecycle };
   },
