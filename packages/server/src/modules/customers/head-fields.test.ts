@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { httpApi, paymentFixtures } from '../../../../../test/payments-fixtures.js';
 import { checkDeclaredError } from '../../../../../test/declared-errors.js';
+import { sql } from 'kysely';
 import { listEvents } from '../../core/outbox.js';
+import { identificationUnderTodaysNames } from './migrations.js';
 import type { CustomerId } from '../../core/ids.js';
 import type { ApiError, Customer, Quote } from '../../../../../test/wire-types.js';
 
@@ -112,6 +114,32 @@ describe('identification: idType / identifier / countryOfIssuance and the taxId*
     expect(conflict.status).toBe(400);
     expect(fieldsOf(expectErrorShape(conflict))).toEqual(['countryOfIssuance', 'taxIdCountryOfIssuance']);
     expect((await storedProfile(id)).countryOfIssuance).toBe('US');
+  });
+
+  it("the migration moves identification stored under the snapshot's names to today's (today's wins where both are stored)", async () => {
+    const p = await t.newPlatform('migrated platform');
+    const old = await api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Olga Old' });
+    const both = await api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Bo Both' });
+    // Rows as the snapshot-era service stored them: the names as sent.
+    const db = t.database.db;
+    await sql`UPDATE customers SET profile = profile || ${JSON.stringify({ taxIdType: 'SSN', taxIdentifier: SSN, taxIdCountryOfIssuance: 'US' })}::jsonb WHERE id = ${old.body.id}`.execute(db);
+    await sql`UPDATE customers SET profile = profile || ${JSON.stringify({ idType: 'ITIN', taxIdType: 'SSN', identifier: '900-70-1234', taxIdentifier: SSN })}::jsonb WHERE id = ${both.body.id}`.execute(db);
+    // Until migrated, responses already show both names and never the identifier.
+    const before = await api<Customer>(p, 'GET', `/customers/${old.body.id}`);
+    expect(before.body).toMatchObject({ taxIdType: 'SSN' });
+    expect(before.text).not.toContain(SSN);
+
+    await identificationUnderTodaysNames.up(db as never);
+    const migrated = await storedProfile(old.body.id);
+    expect(migrated).toMatchObject({ fullName: 'Olga Old', idType: 'SSN', identifier: SSN, countryOfIssuance: 'US' });
+    expect(Object.keys(migrated).filter((k) => k.startsWith('taxId'))).toEqual([]);
+    const kept = await storedProfile(both.body.id);
+    expect(kept).toMatchObject({ idType: 'ITIN', identifier: '900-70-1234' });
+    expect(kept).not.toHaveProperty('countryOfIssuance');
+    expect(Object.keys(kept).filter((k) => k.startsWith('taxId'))).toEqual([]);
+    const after = await api<Customer>(p, 'GET', `/customers/${old.body.id}`);
+    expect(after.body).toMatchObject({ idType: 'SSN', taxIdType: 'SSN', countryOfIssuance: 'US', taxIdCountryOfIssuance: 'US' });
+    expect(after.text).not.toContain(SSN);
   });
 
   it('a business takes no personal identification under either name', async () => {
