@@ -28,6 +28,7 @@ describe('contact changes that need a wallet signature', () => {
       db: t.database.db,
       kyc: t.container.providers.kyc,
       umaDomain: (executor, platformId) => t.container.platforms.umaDomain(executor, platformId),
+      endUserTerms: (executor, platformId) => t.container.platforms.endUserTerms(executor, platformId),
       ledger: t.container.ledger,
       reactions: t.container.reactions,
       gates,

@@ -46,7 +46,7 @@ describe('customers', () => {
   });
 
   it('a business is decided on its registration number and reports kybStatus', async () => {
-    const businessInfo = { legalName: 'Acme', taxId: '47-1234567', incorporatedOn: '2018-03-14', registrationNumber: 'R-002' };
+    const businessInfo = { legalName: 'Acme', country: 'US', taxId: '47-1234567', incorporatedOn: '2018-03-14', registrationNumber: 'R-002' };
     const rejected = await t.api<Customer>(t.platform, 'POST', '/customers', { customerType: 'BUSINESS', businessInfo });
     expect(rejected.status).toBe(201);
     expect(rejected.body.kybStatus).toBe('REJECTED');

@@ -22,6 +22,30 @@ export const customerNotReady = defineError(
   }),
 );
 
+/** A consent names a version of the end-user terms the platform never published (current or earlier). */
+export const endUserTermsVersionNotFound = defineError(
+  { status: 400, code: 'END_USER_TERMS_VERSION_NOT_FOUND', description: 'endUserTermsConsent.termsVersion is not a version of the platform’s end-user terms (GET /customers/end-user-terms names the current one)' },
+  (termsVersion: string, known: readonly string[]) => ({
+    message: `End-user terms version "${termsVersion}" is not one of this platform's (${known.join(', ')})`,
+    details: { field: 'endUserTermsConsent.termsVersion', termsVersion, knownVersions: known, errors: [{ field: 'endUserTermsConsent.termsVersion', constraint: { enum: [...known] }, message: `Not a version of the end-user terms` }] },
+  }),
+);
+
+/** Where the platform requires end-user terms (PATCH /config endUserTermsConfig.isConsentRequired), a quote waits for the paying customer's consent to the current version. */
+export const endUserTermsNotAccepted = defineError(
+  {
+    status: 403,
+    code: 'END_USER_TERMS_NOT_ACCEPTED',
+    description: 'The platform requires end-user terms and the paying customer has not accepted the current version (record it with endUserTermsConsent on PATCH /customers/{customerId})',
+  },
+  (customerId: CustomerId, currentVersion: string, acceptedVersion: string | undefined) => ({
+    message: acceptedVersion
+      ? `The customer accepted end-user terms ${acceptedVersion}, not the current ${currentVersion}; record their consent to ${currentVersion} first`
+      : `The customer has not accepted the end-user terms (${currentVersion}); record their consent with endUserTermsConsent first`,
+    details: { customerId, currentVersion, ...(acceptedVersion ? { acceptedVersion } : {}) },
+  }),
+);
+
 /**
  * The one rule wherever money leaves a customer (transfers, quotes, cards, agents, wallets,
  * delegated keys): a deleted customer cannot spend (410 CUSTOMER_DELETED), nor one whose
@@ -38,4 +62,4 @@ export function refuseUnlessReady(customerId: CustomerId | null, verificationSta
 /** What refuseUnlessReady answers: a route that moves a customer's money declares both. */
 export const SPENDING_REFUSALS = [customerNotReady, customerDeleted];
 
-export const CUSTOMER_ERRORS = [customerNotFound, customerDeleted, duplicatePlatformCustomerId, customerNotReady];
+export const CUSTOMER_ERRORS = [customerNotFound, customerDeleted, duplicatePlatformCustomerId, customerNotReady, endUserTermsVersionNotFound, endUserTermsNotAccepted];

@@ -3,6 +3,7 @@ import { CUSTOMER_ERRORS } from './errors.js';
 import { CUSTOMER_EVENTS } from './events.js';
 import { customerRoutes } from './routes.js';
 import { createCustomerService, type CustomerService } from './service.js';
+import { identificationUnderTodaysNames } from './migrations.js';
 import './tables.js';
 
 declare module '../../contract/module.js' {
@@ -15,8 +16,19 @@ declare module '../../contract/module.js' {
 export default defineModule({
   name: 'customers',
   needs: ['platforms'],
+  migrations: { '20261127T074500_identification_under_todays_names': identificationUnderTodaysNames },
   createService: ({ db, providers, platforms, ledger, reactions, gates }) =>
-    createCustomerService({ db, kyc: providers.kyc, umaDomain: (executor, platformId) => platforms.umaDomain(executor, platformId), ledger, reactions, gates }),
+    createCustomerService({
+      db,
+      kyc: providers.kyc,
+      umaDomain: (executor, platformId) => platforms.umaDomain(executor, platformId),
+      endUserTerms: (executor, platformId) => platforms.endUserTerms(executor, platformId),
+      ledger,
+      reactions,
+      gates,
+    }),
+  // Its gate at the quotes' check point: where the platform requires end-user terms, a customer quotes only after accepting the current version.
+  gates: ({ customers }) => ({ 'quote.create': (uow, { customerId }) => customers.requireEndUserTerms(uow, customerId) }),
   routes: customerRoutes,
   errors: CUSTOMER_ERRORS,
   events: CUSTOMER_EVENTS,

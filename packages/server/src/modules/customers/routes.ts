@@ -1,15 +1,28 @@
 import type { Routes } from '../../http/routes.js';
 import { WalletSignatureHeaders } from '../../http/schema-kit.js';
-import { Customer, CustomerCreateRequest, CustomerListQuery, CustomerListResponse, CustomerParams, CustomerUpdateRequest } from './schemas.js';
+import { EndUserTerms, Customer, CustomerCreateRequest, CustomerListQuery, CustomerListResponse, CustomerParams, CustomerUpdateRequest } from './schemas.js';
 import type { CustomerService } from './service.js';
-import { customerDeleted, customerNotFound, duplicatePlatformCustomerId } from './errors.js';
+import { customerDeleted, customerNotFound, duplicatePlatformCustomerId, endUserTermsVersionNotFound } from './errors.js';
 
 const tags = ['Customers'];
 const lookup = [customerNotFound, customerDeleted];
 
 export function customerRoutes(r: Routes, { customers }: { customers: CustomerService }): void {
-  r.post('/customers', { schema: { tags, summary: 'Create a customer', body: CustomerCreateRequest, response: { 201: Customer } }, status: 201, errors: [duplicatePlatformCustomerId] }, (uow, req) =>
+  r.post('/customers', { schema: { tags, summary: 'Create a customer', body: CustomerCreateRequest, response: { 201: Customer } }, status: 201, errors: [duplicatePlatformCustomerId, endUserTermsVersionNotFound] }, (uow, req) =>
     customers.create(uow, req.body),
+  );
+
+  r.get(
+    '/customers/end-user-terms',
+    {
+      schema: {
+        tags,
+        summary: 'Get the current end-user terms',
+        description: "The current version of the platform's end-user terms and where it is hosted (PATCH /config endUserTermsConfig sets both). A customer's endUserTermsConsent names a version.",
+        response: { 200: EndUserTerms },
+      },
+    },
+    (scope) => customers.endUserTerms(scope),
   );
 
   r.get('/customers', { schema: { tags, summary: 'List customers', querystring: CustomerListQuery, response: { 200: CustomerListResponse } } }, (scope, req) => customers.list(scope, req.query));
@@ -30,7 +43,7 @@ export function customerRoutes(r: Routes, { customers }: { customers: CustomerSe
         response: { 200: Customer },
       },
       signed: true,
-      errors: [...lookup, duplicatePlatformCustomerId],
+      errors: [...lookup, duplicatePlatformCustomerId, endUserTermsVersionNotFound],
     },
     (uow, req) => customers.update(uow, req.params.customerId, req.body, { signature: req.headers['service-wallet-signature'], requestId: req.headers['request-id'] }),
   );

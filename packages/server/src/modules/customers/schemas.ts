@@ -36,9 +36,9 @@ export const Address = Type.Object(
 const businessInfoProperties = {
   legalName: Text(200),
   doingBusinessAs: Type.Optional(Text(200)),
-  country: Type.Optional(CountryCode),
+  country: Type.Optional(Type.String({ format: 'country-code', description: 'Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)' })),
   registrationNumber: Type.Optional(Text(100)),
-  incorporatedOn: Type.String({ format: 'date' }),
+  incorporatedOn: Type.Optional(Type.String({ format: 'date', description: 'Without it the business is not decided at creation: it starts UNVERIFIED and its KYB runs through the hosted flow' })),
   entityType: Type.Optional(Enum(ENTITY_TYPES)),
   taxId: Text(50),
   countriesOfOperation: Type.Optional(Type.Array(CountryCode, { maxItems: 250 })),
@@ -53,6 +53,8 @@ const businessInfoProperties = {
   sourceOfFundsOtherDescription: Type.Optional(Text(500)),
   purposeOfAccountOtherDescription: Type.Optional(Text(500)),
   expectedCounterpartyCountries: Type.Optional(Type.Array(CountryCode, { maxItems: 250 })),
+  primaryContactFirstName: Type.Optional(Text(250)),
+  primaryContactLastName: Type.Optional(Text(250)),
 };
 
 export const BusinessInfo = Type.Object(businessInfoProperties, { additionalProperties: false });
@@ -64,9 +66,12 @@ const individualProperties = {
   birthDate: Type.Optional(Type.String({ format: 'date' })),
   nationality: Type.Optional(CountryCode),
   address: Type.Optional(Address),
-  taxIdType: Type.Optional(Enum(TAX_ID_TYPES)),
-  taxIdentifier: Type.Optional(Text(50)),
-  taxIdCountryOfIssuance: Type.Optional(CountryCode),
+  idType: Type.Optional(Enum(TAX_ID_TYPES)),
+  identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 50, writeOnly: true, description: 'Write-only: never returned' })),
+  countryOfIssuance: Type.Optional(CountryCode),
+  taxIdType: Type.Optional(Type.String({ enum: TAX_ID_TYPES, description: 'The earlier name of idType (either may be sent; both with different values are refused)' })),
+  taxIdentifier: Type.Optional(Type.String({ minLength: 1, maxLength: 50, writeOnly: true, description: 'The earlier name of identifier; write-only, never returned' })),
+  taxIdCountryOfIssuance: Type.Optional(Type.String({ format: 'country-code', description: 'The earlier name of countryOfIssuance' })),
   purposeOfAccount: Type.Optional(Enum(PURPOSES)),
   purposeOfAccountOtherDescription: Type.Optional(Text(500)),
   sourceOfFundsOtherDescription: Type.Optional(Text(500)),
@@ -74,13 +79,46 @@ const individualProperties = {
   expectedMonthlyTransactionVolume: Type.Optional(Enum(TX_VOLUMES)),
 };
 /** Fields only an INDIVIDUAL customer carries. */
-export const INDIVIDUAL_ONLY = ['fullName', 'birthDate', 'nationality', 'taxIdType', 'taxIdentifier', 'taxIdCountryOfIssuance'];
+export const INDIVIDUAL_ONLY = ['fullName', 'birthDate', 'nationality', 'idType', 'identifier', 'countryOfIssuance', 'taxIdType', 'taxIdentifier', 'taxIdCountryOfIssuance'];
+
+/** The identification fields under today's name and the snapshot's: either is accepted, one is stored (today's). */
+export const IDENTIFICATION_ALIASES = [
+  ['idType', 'taxIdType'],
+  ['identifier', 'taxIdentifier'],
+  ['countryOfIssuance', 'taxIdCountryOfIssuance'],
+] as const;
+
+export const ACCEPTANCE_METHODS = ['CHECKBOX', 'CLICK_TO_ACCEPT'] as const;
+
+/** Evidence that the customer accepted the platform's end-user terms (write on create and update; read-only in responses). */
+export const EndUserTermsConsentRequest = Type.Object(
+  {
+    acceptedAt: Type.String({ format: 'date-time', description: 'When the customer accepted the terms' }),
+    ipAddress: Type.String({ minLength: 1, maxLength: 45, description: 'IPv4 or IPv6 address of the device the customer accepted on' }),
+    termsVersion: Type.String({ minLength: 1, maxLength: 64, description: 'A version of the platform’s end-user terms (GET /customers/end-user-terms names the current one)' }),
+    acceptanceMethod: Enum([...ACCEPTANCE_METHODS]),
+  },
+  { additionalProperties: false },
+);
+
+export const EndUserTermsConsent = Type.Object({
+  acceptedAt: Type.String(),
+  ipAddress: Type.String(),
+  termsVersion: Type.String(),
+  acceptanceMethod: Type.String(),
+});
+
+export const EndUserTerms = Type.Object({
+  version: Type.String({ description: 'The current version of the platform’s end-user terms' }),
+  url: Type.String({ format: 'uri', description: 'Where this version is hosted' }),
+});
 
 const sharedProperties = {
   currencies: Type.Optional(Type.Array(CurrencyCode, { uniqueItems: true, maxItems: 20 })),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
   phoneNumber: Type.Optional(E164),
   umaAddress: Type.Optional(Type.String({ pattern: '^\\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,190}$' })),
+  endUserTermsConsent: Type.Optional(EndUserTermsConsentRequest),
 };
 
 /** BUSINESS needs businessInfo and takes no person fields; INDIVIDUAL takes no businessInfo. */
@@ -100,8 +138,6 @@ export const CustomerCreateRequest = Type.Object(
     region: Type.Optional(CountryCode),
     ...sharedProperties,
     ...individualProperties,
-    idType: Type.Optional(Enum(TAX_ID_TYPES)),
-    identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 50, writeOnly: true })),
     businessInfo: Type.Optional(BusinessInfo),
   },
   { additionalProperties: false, ...byType(true) },
@@ -132,9 +168,11 @@ export const Customer = Type.Object({
   birthDate: Type.Optional(Type.String()),
   nationality: Type.Optional(Type.String()),
   address: Type.Optional(Address),
-  taxIdType: Type.Optional(Type.String()),
-  taxIdentifier: Type.Optional(Type.String()),
-  taxIdCountryOfIssuance: Type.Optional(Type.String()),
+  idType: Type.Optional(Type.String()),
+  countryOfIssuance: Type.Optional(Type.String()),
+  taxIdType: Type.Optional(Type.String({ description: 'The same as idType, under its earlier name' })),
+  taxIdCountryOfIssuance: Type.Optional(Type.String({ description: 'The same as countryOfIssuance, under its earlier name' })),
+  endUserTermsConsent: Type.Optional(EndUserTermsConsent),
   purposeOfAccount: Type.Optional(Type.String()),
   purposeOfAccountOtherDescription: Type.Optional(Type.String()),
   sourceOfFundsOtherDescription: Type.Optional(Type.String()),

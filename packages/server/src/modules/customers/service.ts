@@ -3,7 +3,6 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/schema.js';
 import type { CustomersTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
-import { invalidInput } from '../../core/errors.js';
 import type { EventType } from '../../core/events.js';
 import { newId, uuidOf, type CustomerId, type PlatformId } from '../../core/ids.js';
 import { SignatureRequired, type WalletSignature } from '../../core/signature.js';
@@ -13,7 +12,9 @@ import type { Ledger } from '../../ledger/index.js';
 import type { KycProvider } from '../../providers/kyc-provider.js';
 import type { Reactions } from '../../core/reactions.js';
 import { customerDeleted, customerNotFound, duplicatePlatformCustomerId, refuseUnlessReady } from './errors.js';
-import type { CustomerType, KycStatus } from './schemas.js';
+import { IDENTIFICATION_ALIASES, type CustomerType, type KycStatus } from './schemas.js';
+import { prepareInput, requireEndUserTerms, type EndUserTermsOf } from './input.js';
+import type { FieldError } from '../../core/errors.js';
 import './events.js';
 
 export type CustomerRow = Selectable<CustomersTable>;
@@ -64,10 +65,19 @@ export interface CustomerFilters extends PageParams {
 
 /** Columns of their own; every other accepted field lives in `profile`. `identifier` is write-only. */
 const COLUMN_FIELDS = new Set(['customerType', 'platformCustomerId', 'region', 'currencies', 'email', 'phoneNumber', 'umaAddress']);
-const WRITE_ONLY_FIELDS = new Set(['identifier', 'idType']);
+const WRITE_ONLY_FIELDS = new Set(['identifier', 'taxIdentifier']);
+
+/** The stored profile as responses show it: never the identifier; the identification fields under both their names. */
+function profileView(stored: Record<string, unknown>): Record<string, unknown> {
+  const profile = Object.fromEntries(Object.entries(stored).filter(([k]) => !WRITE_ONLY_FIELDS.has(k)));
+  for (const [today, earlier] of IDENTIFICATION_ALIASES) {
+    if (today !== 'identifier' && profile[today] !== undefined) profile[earlier] = profile[today];
+  }
+  return profile;
+}
 
 export function customerView(row: CustomerRow): CustomerView {
-  const profile = Object.fromEntries(Object.entries(row.profile).filter(([k]) => !WRITE_ONLY_FIELDS.has(k)));
+  const profile = profileView(row.profile);
   return {
     id: row.id,
     platformCustomerId: row.platform_customer_id,
@@ -122,6 +132,8 @@ export interface CustomerDeps {
   gates: Pick<Gates, 'of'>;
   kyc: Pick<KycProvider, 'initialStatus'>;
   umaDomain: (executor: Executor, platformId: PlatformId) => Promise<string>;
+  /** The platform's end-user terms (current version, earlier ones, whether quotes require consent). */
+  endUserTerms: EndUserTermsOf;
   ledger: Pick<Ledger, 'openCustomerAccounts'>;
 }
 
@@ -169,14 +181,24 @@ export async function recordVerifiedDetails(uow: UnitOfWork, row: CustomerRow, d
   return uow.tx.updateTable('customers').set({ profile: JSON.stringify(profile), updated_at: uow.now }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function createCustomer(deps: CustomerDeps, uow: UnitOfWork, input: CustomerInput): Promise<CustomerView> {
-  const id = newId('Customer');
-  const customerType = input.customerType as CustomerType;
-  const platformCustomerId = input.platformCustomerId ?? uuidOf(id);
-  const status: KycStatus = deps.kyc.initialStatus(customerType, {
+/**
+ * The status a new customer starts with: the provider's decision on what was sent, except for a
+ * business without its incorporation date, which is not decided until its KYB (the hosted flow).
+ */
+function initialStatus(deps: Pick<CustomerDeps, 'kyc'>, customerType: CustomerType, input: CustomerInput): KycStatus {
+  if (customerType === 'BUSINESS' && input.businessInfo?.incorporatedOn === undefined) return 'UNVERIFIED';
+  return deps.kyc.initialStatus(customerType, {
     fullName: input.fullName as string | undefined,
     registrationNumber: input.businessInfo?.registrationNumber as string | undefined,
   });
+}
+
+export async function createCustomer(deps: CustomerDeps, uow: UnitOfWork, sent: CustomerInput): Promise<CustomerView> {
+  const input = await prepareInput(deps.endUserTerms, uow.tx, uow.platformId, sent, 'create');
+  const id = newId('Customer');
+  const customerType = input.customerType as CustomerType;
+  const platformCustomerId = input.platformCustomerId ?? uuidOf(id);
+  const status = initialStatus(deps, customerType, input);
   let row: CustomerRow;
   try {
     row = await uow.tx
@@ -249,9 +271,9 @@ export async function listCustomers({ db }: Pick<CustomerDeps, 'db'>, { platform
   return paginate(query, filters, customerView);
 }
 
-/** Refuses a patch that changes the customer's type, or email and phone number at once (400, every field listed). */
-function refuseInvalidPatch(row: CustomerRow, patch: CustomerInput): void {
-  const errors = [];
+/** What is wrong with a patch that changes the customer's type, or email and phone number at once. */
+function patchErrors(row: CustomerRow, patch: CustomerInput): FieldError[] {
+  const errors: FieldError[] = [];
   if (patch.customerType !== row.customer_type) {
     errors.push({ field: 'customerType', constraint: { enum: [row.customer_type] }, message: `customerType must stay ${row.customer_type}` });
   }
@@ -259,7 +281,7 @@ function refuseInvalidPatch(row: CustomerRow, patch: CustomerInput): void {
     errors.push({ field: 'email', message: 'Update email and phoneNumber in separate requests' });
     errors.push({ field: 'phoneNumber', message: 'Update email and phoneNumber in separate requests' });
   }
-  if (errors.length > 0) throw invalidInput(errors);
+  return errors;
 }
 
 /**
@@ -267,9 +289,9 @@ function refuseInvalidPatch(row: CustomerRow, patch: CustomerInput): void {
  * OTP credential will need the wallet's signature (202 flow); `contactChangeNeedsSignature` is
  * the seam where the wallet module plugs that in.
  */
-export async function updateCustomer(deps: CustomerDeps, uow: UnitOfWork, customerId: CustomerId, patch: CustomerInput, signature?: WalletSignature): Promise<CustomerView | SignatureRequired> {
+export async function updateCustomer(deps: CustomerDeps, uow: UnitOfWork, customerId: CustomerId, sent: CustomerInput, signature?: WalletSignature): Promise<CustomerView | SignatureRequired> {
   const row = await loadCustomerForUpdate(uow.tx, uow.platformId, customerId);
-  refuseInvalidPatch(row, patch);
+  const patch = await prepareInput(deps.endUserTerms, uow.tx, uow.platformId, sent, 'update', patchErrors(row, sent));
 
   // A contact an embedded wallet's OTP credential is tied to changes only with that wallet's
   // signature: a gate answers a challenge (202) or accepts the signed retry.
@@ -331,5 +353,12 @@ export function createCustomerService(deps: CustomerDeps) {
     update: (uow: UnitOfWork, customerId: CustomerId, patch: CustomerInput, signature?: WalletSignature): Promise<CustomerView | SignatureRequired> =>
       updateCustomer(deps, uow, customerId, patch, signature),
     remove: (uow: UnitOfWork, customerId: CustomerId): Promise<CustomerView> => removeCustomer(deps, uow, customerId),
+    /** The platform's current end-user terms and where they are hosted (GET /customers/end-user-terms). */
+    endUserTerms: async ({ platformId }: Scope): Promise<{ version: string; url: string }> => {
+      const { version, url } = await deps.endUserTerms(deps.db, platformId);
+      return { version, url };
+    },
+    /** The `quote.create` gate: 403 END_USER_TERMS_NOT_ACCEPTED where the platform requires consent the paying customer has not given. */
+    requireEndUserTerms: (uow: UnitOfWork, customerId: CustomerId | null): Promise<void> => requireEndUserTerms(deps.endUserTerms, uow.tx, uow.platformId, customerId),
   };
 }

@@ -5,4 +5,7 @@ export const fixtures: ModuleFixtures = {
     'POST /customers/:customerId/kyc-link': { redirectUri: 'https://app.example.com/kyc-done' },
     'POST /sandbox/customers/:customerId/kyc-decision': { status: 'REJECTED' },
   },
+  queries: {
+    'GET /customers/kyc-link': (id) => ({ customerId: id('Customer') }),
+  },
 };

@@ -25,7 +25,7 @@ async function createIndividual(fullName: string, who: TestPlatform = t.platform
 async function createBusiness(registrationNumber: string, who: TestPlatform = t.platform): Promise<string> {
   const res = await t.api<Customer>(who, 'POST', '/customers', {
     customerType: 'BUSINESS',
-    businessInfo: { legalName: 'Acme Widgets', taxId: '47-1234567', incorporatedOn: '2018-03-14', registrationNumber },
+    businessInfo: { legalName: 'Acme Widgets', country: 'US', taxId: '47-1234567', incorporatedOn: '2018-03-14', registrationNumber },
   });
   expect(res.status).toBe(201);
   return res.body.id;
@@ -406,7 +406,7 @@ describe('the hosted verification page', () => {
 
     const business = await t.api<Customer>(t.platform, 'POST', '/customers', {
       customerType: 'BUSINESS',
-      businessInfo: { legalName: '"><img src=x onerror=alert(1)>', taxId: '1', incorporatedOn: '2020-01-01', registrationNumber: 'R-003' },
+      businessInfo: { legalName: '"><img src=x onerror=alert(1)>', country: 'US', taxId: '1', incorporatedOn: '2020-01-01', registrationNumber: 'R-003' },
     });
     expect(business.status).toBe(201);
     const businessPage = await hosted('GET', (await createLink(business.body.id)).kycUrl);

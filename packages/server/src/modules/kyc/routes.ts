@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { Routes } from '../../http/routes.js';
 import { Customer, CustomerParams } from '../customers/schemas.js';
 import { customerDeleted, customerNotFound } from '../customers/errors.js';
-import { HostedParams, HostedSubmission, KycDecisionRequest, KycLink, KycLinkCreateRequest } from './schemas.js';
+import { HostedParams, HostedSubmission, KycDecisionRequest, KycLink, KycLinkCreateRequest, KycLinkQuery } from './schemas.js';
 import type { KycService } from './service.js';
 import { alreadyApproved, linkProblem, submitted, verificationForm } from './page.js';
 
@@ -26,6 +26,24 @@ export function kycRoutes(r: Routes, { kyc }: { kyc: KycService }): void {
       errors: [customerNotFound, customerDeleted],
     },
     (uow, req) => kyc.createLink(uow, req.params.customerId, req.body?.redirectUri),
+  );
+
+  r.get(
+    '/customers/kyc-link',
+    {
+      schema: {
+        tags,
+        summary: 'Create a single-use hosted verification link (alias, older request shape)',
+        description:
+          'An alias of POST /customers/{customerId}/kyc-link for clients written against the older request shape, which passes the customer (and redirectUri) in the query. It does the same and answers the same body, with 200: each call issues a new single-use link. New clients should use the POST.',
+        querystring: KycLinkQuery,
+        response: { 200: KycLink },
+      },
+      // It issues a link, as the POST does: a read-only token may not.
+      permission: 'TRANSACT',
+      errors: [customerNotFound, customerDeleted],
+    },
+    (scope, req) => kyc.createLinkFor(scope, req.query.customerId, req.query.redirectUri),
   );
 }
 

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import { Timestamp } from '../../http/schema-kit.js';
+import { Id, Timestamp } from '../../http/schema-kit.js';
 
-export const KycLinkCreateRequest = Type.Object(
-  {
-    redirectUri: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })),
-  },
-  { additionalProperties: false },
-);
+const RedirectUri = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+
+export const KycLinkCreateRequest = Type.Object({ redirectUri: Type.Optional(RedirectUri) }, { additionalProperties: false });
+
+/** The older request shape of the same operation: the customer and the redirect in the query. */
+export const KycLinkQuery = Type.Object({ customerId: Id('Customer'), redirectUri: Type.Optional(RedirectUri) }, { additionalProperties: false });
 
 export const KycLink = Type.Object({
   kycUrl: Type.String(),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/schema.js';
 import { DomainError } from '../../core/errors.js';
 import { newId, type CustomerId } from '../../core/ids.js';
-import { runUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
+import { runUnitOfWork, type Scope, type UnitOfWork } from '../../core/unit-of-work.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { CustomerKind, KycProvider, VerificationSubmission } from '../../providers/kyc-provider.js';
@@ -64,28 +64,33 @@ export function createKycService(deps: {
     return db.selectFrom('kyc_links').selectAll().where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
   }
 
+  /** Issues a single-use hosted verification link; only its hash is stored. */
+  async function createLink(uow: UnitOfWork, customerId: CustomerId, redirectUri: string | undefined): Promise<KycLinkView> {
+    await customers.loadForUpdate(uow.tx, uow.platformId, customerId);
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(uow.now.getTime() + deps.linkTtlSeconds * 1000);
+    await uow.tx
+      .insertInto('kyc_links')
+      .values({
+        id: newId('KycLink'),
+        platform_id: uow.platformId,
+        customer_id: customerId,
+        token_hash: sha256Hex(token),
+        redirect_uri: redirectUri ?? null,
+        expires_at: expiresAt,
+        created_at: uow.now,
+      })
+      .execute();
+    return { kycUrl: `${deps.publicUrl}/hosted/kyc/${token}`, expiresAt: expiresAt.toISOString(), provider: provider.name };
+  }
+
   return {
     providerName: provider.name,
+    createLink,
 
-    /** Issues a single-use hosted verification link; only its hash is stored. */
-    async createLink(uow: UnitOfWork, customerId: CustomerId, redirectUri: string | undefined): Promise<KycLinkView> {
-      await customers.loadForUpdate(uow.tx, uow.platformId, customerId);
-      const token = randomBytes(32).toString('base64url');
-      const expiresAt = new Date(uow.now.getTime() + deps.linkTtlSeconds * 1000);
-      await uow.tx
-        .insertInto('kyc_links')
-        .values({
-          id: newId('KycLink'),
-          platform_id: uow.platformId,
-          customer_id: customerId,
-          token_hash: sha256Hex(token),
-          redirect_uri: redirectUri ?? null,
-          expires_at: expiresAt,
-          created_at: uow.now,
-        })
-        .execute();
-      return { kycUrl: `${deps.publicUrl}/hosted/kyc/${token}`, expiresAt: expiresAt.toISOString(), provider: provider.name };
-    },
+    /** The same, for the older GET alias (a read route, so it opens its own unit of work). */
+    createLinkFor: (scope: Scope, customerId: CustomerId, redirectUri: string | undefined): Promise<KycLinkView> =>
+      runUnitOfWork(db, scope, (uow) => createLink(uow, customerId, redirectUri)),
 
     async open(token: string): Promise<HostedLinkState> {
       const link = await findLink(token);

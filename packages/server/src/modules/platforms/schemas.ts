@@ -88,6 +88,33 @@ export const CardConfig = Type.Object(
 
 export const DEFAULT_CARD_ELIGIBLE_CURRENCIES = ['USD', 'USDB'];
 
+/** The version of the end-user terms a platform starts with (the reference's first version's name). */
+export const DEFAULT_END_USER_TERMS_VERSION = 'V1';
+
+const TermsVersion = (description: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description });
+
+/**
+ * Our extension: the end-user terms a platform's customers accept (GET /customers/end-user-terms,
+ * `endUserTermsConsent` on customers) and whether quotes require that acceptance.
+ */
+export const EndUserTermsConfigUpdate = Type.Object(
+  {
+    isConsentRequired: Type.Optional(
+      Type.Boolean({ description: 'When true, POST /quotes for a customer who has not accepted the current version answers 403 END_USER_TERMS_NOT_ACCEPTED; false by default' }),
+    ),
+    version: Type.Optional(TermsVersion('The current version; a change keeps the previous one in previousVersions (a consent may still name it, but it is not consent to the current one)')),
+    url: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'Where this version is hosted; PUBLIC_URL/legal/end-user-terms by default' })),
+  },
+  { additionalProperties: false },
+);
+
+export const EndUserTermsConfig = Type.Object({
+  isConsentRequired: Type.Boolean(),
+  version: Type.String(),
+  url: Type.String(),
+  previousVersions: Type.Array(Type.String(), { description: 'Versions that were current before; a consent may name one of them' }),
+});
+
 export const PlatformConfig = Type.Object({
   id: Type.String(),
   umaDomain: Type.Optional(Type.String()),
@@ -98,6 +125,7 @@ export const PlatformConfig = Type.Object({
   cardTokenization2faConfig: Type.Optional(LooseObject),
   cardConfig: Type.Object({ eligibleCurrencies: Type.Array(Type.String()), revealFrameAncestors: Type.Array(Type.String()) }),
   feeConfigs: Type.Array(FeeConfig),
+  endUserTermsConfig: EndUserTermsConfig,
   webhookSigningPublicKey: Type.Optional(Type.String({ description: 'PEM (SPKI) of the P-256 key that signs webhooks (X-Service-Signature)' })),
   webhookSigningKeys: Type.Optional(
     Type.Array(
@@ -124,6 +152,7 @@ export const PlatformConfigUpdateRequest = Type.Object(
     cardTokenization2faConfig: Type.Optional(LooseObject),
     cardConfig: Type.Optional(CardConfig),
     feeConfigs: Type.Optional(Type.Array(FeeConfig, { maxItems: 50 })),
+    endUserTermsConfig: Type.Optional(EndUserTermsConfigUpdate),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Static } from 'typebox';
-import { DEFAULT_CARD_ELIGIBLE_CURRENCIES, type EmbeddedWalletConfig, type FeeConfig as FeeConfigSchema, type PlatformConfig, type PlatformConfigUpdateRequest } from './schemas.js';
+import { DEFAULT_CARD_ELIGIBLE_CURRENCIES, DEFAULT_END_USER_TERMS_VERSION, type EmbeddedWalletConfig, type EndUserTermsConfig, type FeeConfig as FeeConfigSchema, type PlatformConfig, type PlatformConfigUpdateRequest } from './schemas.js';
 import type { Db, Executor } from '../../db/schema.js';
 import type { PlatformsTable } from './tables.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
@@ -39,7 +39,7 @@ function withKeys(view: PlatformConfigView, keys: PublicSigningKey[]): PlatformC
   return { ...view, ...(active ? { webhookSigningPublicKey: active.publicKey } : {}), webhookSigningKeys: keys };
 }
 
-function configView(row: Selectable<PlatformsTable>): PlatformConfigView {
+function configView(row: Selectable<PlatformsTable>, publicUrl: string): PlatformConfigView {
   const config = row.config as Partial<PlatformConfigView>;
   return {
     ...config,
@@ -48,6 +48,7 @@ function configView(row: Selectable<PlatformsTable>): PlatformConfigView {
     feeConfigs: config.feeConfigs ?? [],
     isRegulatedFinancialInstitution: config.isRegulatedFinancialInstitution ?? false,
     cardConfig: cardConfigOf(config),
+    endUserTermsConfig: endUserTermsOf(config, publicUrl),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -57,6 +58,33 @@ function configView(row: Selectable<PlatformsTable>): PlatformConfigView {
 function cardConfigOf(config: Record<string, unknown>): { eligibleCurrencies: string[]; revealFrameAncestors: string[] } {
   const card = (config.cardConfig ?? {}) as { eligibleCurrencies?: string[]; revealFrameAncestors?: string[] };
   return { eligibleCurrencies: card.eligibleCurrencies ?? DEFAULT_CARD_ELIGIBLE_CURRENCIES, revealFrameAncestors: card.revealFrameAncestors ?? [] };
+}
+
+export type EndUserTermsSettings = Static<typeof EndUserTermsConfig>;
+
+/**
+ * The end-user terms settings with their defaults filled in: not required, version V1, hosted at
+ * the service's own PUBLIC_URL/legal/end-user-terms until the platform names its own URL.
+ */
+function endUserTermsOf(config: Record<string, unknown>, publicUrl: string): EndUserTermsSettings {
+  const terms = (config.endUserTermsConfig ?? {}) as Partial<EndUserTermsSettings>;
+  return {
+    isConsentRequired: terms.isConsentRequired ?? false,
+    version: terms.version ?? DEFAULT_END_USER_TERMS_VERSION,
+    url: terms.url ?? `${publicUrl}/legal/end-user-terms`,
+    previousVersions: terms.previousVersions ?? [],
+  };
+}
+
+/** The stored end-user terms after a patch: fields sent replace stored ones; a new version keeps the one it replaces in previousVersions. */
+function patchedEndUserTerms(stored: Record<string, unknown>, patch: NonNullable<ConfigPatch['endUserTermsConfig']>): Record<string, unknown> {
+  const current = (stored.endUserTermsConfig ?? {}) as Partial<EndUserTermsSettings>;
+  const currentVersion = current.version ?? DEFAULT_END_USER_TERMS_VERSION;
+  const merged: Partial<EndUserTermsSettings> = { ...current, ...patch };
+  if (patch.version !== undefined && patch.version !== currentVersion) {
+    merged.previousVersions = [...(current.previousVersions ?? []).filter((v) => v !== currentVersion && v !== patch.version), currentVersion];
+  }
+  return merged;
 }
 
 export interface EmbeddedWalletSettings {
@@ -144,7 +172,7 @@ export async function getConfig(p: PlatformContext, { platformId, now }: Scope):
   const row = await p.db.selectFrom('platforms').selectAll().where('id', '=', platformId).executeTakeFirst();
   if (!row) throw platformNotFound();
   await p.signingKeys.ensure(p.db, platformId, now);
-  return withKeys(configView(row), await p.signingKeys.publicKeys(p.db, platformId, now));
+  return withKeys(configView(row, p.publicUrl), await p.signingKeys.publicKeys(p.db, platformId, now));
 }
 
 /** Where this platform's webhooks go, if it set an endpoint. */
@@ -189,6 +217,8 @@ export async function updateConfig(p: PlatformContext, ctx: UnitOfWork, patch: C
   const config = { ...row.config, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
   // Embedded-wallet fields left out of a request keep their values (the reference's rule).
   if (patch.embeddedWalletConfig) config.embeddedWalletConfig = { ...((row.config.embeddedWalletConfig) ?? {}), ...patch.embeddedWalletConfig };
+  // So do the end-user terms' (turning consent on keeps the version and URL).
+  if (patch.endUserTermsConfig) config.endUserTermsConfig = patchedEndUserTerms(row.config, patch.endUserTermsConfig);
   const updated = await ctx.tx
     .updateTable('platforms')
     .set({ config: JSON.stringify(config), updated_at: ctx.now })
@@ -200,7 +230,7 @@ export async function updateConfig(p: PlatformContext, ctx: UnitOfWork, patch: C
   if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== row.config.webhookEndpoint) {
     ctx.emit('TEST', {});
   }
-  return withKeys(configView(updated), await p.signingKeys.publicKeys(ctx.tx, ctx.platformId, ctx.now));
+  return withKeys(configView(updated, p.publicUrl), await p.signingKeys.publicKeys(ctx.tx, ctx.platformId, ctx.now));
 }
 
 /** The platform's limits for a currency, or undefined when it has not enabled that currency. */
@@ -236,6 +266,11 @@ export async function walletSettings(p: PlatformContext, executor: Executor, pla
 /** Which currencies cards may be funded in and which origins may frame the reveal page. */
 export async function cardConfig(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<{ eligibleCurrencies: string[]; revealFrameAncestors: string[] }> {
   return cardConfigOf(await configOf(p, executor, platformId));
+}
+
+/** The platform's end-user terms: the current version, where it is hosted, earlier versions, and whether quotes require consent. */
+export async function endUserTerms(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<EndUserTermsSettings> {
+  return endUserTermsOf(await configOf(p, executor, platformId), p.publicUrl);
 }
 
 /** The platform's own fees on cross-currency transfers, as its config lists them. */
@@ -298,6 +333,7 @@ export function createPlatformService(deps: PlatformServiceDeps) {
     walletSettings: (executor: Executor, platformId: PlatformId) => walletSettings(p, executor, platformId),
     cardConfig: (executor: Executor, platformId: PlatformId) => cardConfig(p, executor, platformId),
     feeConfigs: (executor: Executor, platformId: PlatformId) => feeConfigs(p, executor, platformId),
+    endUserTerms: (executor: Executor, platformId: PlatformId) => endUserTerms(p, executor, platformId),
     requiredCounterpartyFields: (executor: Executor, platformId: PlatformId, currency: string) => requiredCounterpartyFields(p, executor, platformId, currency),
     umaDomain,
     readClock: (scope: Scope) => readClock(p, scope),

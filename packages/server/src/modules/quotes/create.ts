@@ -19,6 +19,13 @@ import { quoteRepo } from './repo.js';
 import type { QuoteRequest, QuoteServiceDeps } from './service.js';
 import { quoteView, type QuoteRow, type QuoteView } from './view.js';
 
+declare module '../../core/gates.js' {
+  interface GateCatalogue {
+    /** A quote about to be created for the paying customer (null: the platform pays). A gate throws to refuse it (the customers module: end-user terms). */
+    'quote.create': { subject: { customerId: CustomerId | null }; verdict: void };
+  }
+}
+
 interface ResolvedSource {
   account?: AccountRow;
   customerId: CustomerId | null;
@@ -232,6 +239,7 @@ async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: Resol
 export async function createQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> {
   const source = await resolveSource(deps, uow, request.source);
   refuseUnlessReady(source.customerId, source.customerStatus, source.customerDeletedAt);
+  for (const gate of deps.gates.of('quote.create')) await gate(uow, { customerId: source.customerId });
   const destination = await resolveDestination(deps, uow, request.destination, source);
   if (source.currency === destination.currency) throw sameCurrency(source.currency);
   const pricedQuote = await priceQuote(deps, uow, request, source, destination);

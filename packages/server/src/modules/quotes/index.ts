@@ -17,7 +17,7 @@ declare module '../../contract/module.js' {
 export default defineModule({
   name: 'quotes',
   needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates', 'signedRequests', 'transfers'],
-  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests, transfers }) => {
+  createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests, transfers, gates }) => {
     const lifecycle = createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail: providers.payoutRail });
     const service = createQuoteService({
       db,
@@ -33,6 +33,7 @@ export default defineModule({
       quoteTtlSeconds: config.quoteTtlSeconds,
       signedRequests,
       limits: transfers.limits,
+      gates,
     });
     return { ...service, lifecycle };
   },

@@ -5,7 +5,7 @@ import type { Routes } from '../../http/routes.js';
 import { conversionOutOfRange, noRateForCurrency } from '../../fx/errors.js';
 import { currencyMismatch } from '../../lib/currencies.js';
 import { insufficientFunds, internalAccountNotFound } from '../../ledger/errors.js';
-import { customerNotFound, SPENDING_REFUSALS } from '../customers/errors.js';
+import { customerNotFound, endUserTermsNotAccepted, SPENDING_REFUSALS } from '../customers/errors.js';
 import { externalAccountNotFound } from '../external-accounts/errors.js';
 import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
@@ -37,6 +37,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         externalAccountNotFound,
         customerNotFound,
         ...SPENDING_REFUSALS,
+        endUserTermsNotAccepted,
         selfPayment,
         invalidReceiver,
         sameCurrency,

@@ -2,6 +2,7 @@ import type { AccountId, CustomerId, InternalAccountId, PlatformId, QuoteId } fr
 import type { WalletSignature } from '../../core/signature.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { Db, Executor } from '../../db/schema.js';
+import type { Gates } from '../../core/gates.js';
 import type { Pricing } from '../../fx/pricing.js';
 import { currencyMismatch } from '../../lib/currencies.js';
 import type { Ledger } from '../../ledger/index.js';
@@ -53,6 +54,8 @@ export interface QuoteServiceDeps {
   signedRequests: Pick<SignedRequestService, 'verifyPayload'>;
   /** The operator's size and daily volume limits on money leaving (the transfers module's). */
   limits: Limits;
+  /** The checks a new quote must pass (`quote.create`). */
+  gates: Pick<Gates, 'of'>;
 }
 
 export type QuoteService = ReturnType<typeof createQuoteService>;
