@@ -23,7 +23,7 @@ export default defineModule({
   migrations: { '20261127T073000_wallet_ownership': walletOwnership },
   createService: ({ db, clock, config, customers }) => ({
     ...createExternalAccountService({ db, customers }),
-    ownership: createOwnershipService({ db, clock, publicUrl: config.publicUrl, sandbox: config.mode === 'sandbox' }),
+    ownership: createOwnershipService({ db, clock, publicUrl: config.publicUrl, simulatedLiveness: config.mode === 'sandbox' }),
   }),
   routes: externalAccountRoutes,
   sandboxRoutes: sandboxOwnershipRoutes,

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { paymentFixtures } from '../../../../../test/payments-fixtures.js';
 import type { ApiError, ExternalAccount, Quote } from '../../../../../test/wire-types.js';
+import { API_PREFIX } from '../../config.js';
 import { listEvents } from '../../core/outbox.js';
 import { usBankAccount } from './fixtures.js';
 
@@ -74,7 +75,7 @@ async function messageFor(owner: Owner, id: string): Promise<string> {
  * route yet (test/conformance/aliases.ts needs it among the sandbox extensions: the lead's file).
  */
 async function liveness(id: string, result: string, who: TestPlatform = p): Promise<{ status: number; body: ExternalAccount & ApiError }> {
-  const res = await t.app.inject({ method: 'POST', url: `/2025-10-13/sandbox/external-accounts/${id}/liveness`, payload: { result }, headers: { authorization: who.authorization } });
+  const res = await t.app.inject({ method: 'POST', url: `${API_PREFIX}/sandbox/external-accounts/${id}/liveness`, payload: { result }, headers: { authorization: who.authorization } });
   return { status: res.statusCode, body: res.json() };
 }
 

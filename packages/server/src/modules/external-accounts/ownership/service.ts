@@ -54,8 +54,11 @@ export interface OwnershipDeps {
   db: Db;
   clock: Clock;
   publicUrl: string;
-  /** Sandbox mode: LIVENESS challenges can be decided (there is no liveness provider in production). */
-  sandbox: boolean;
+  /**
+   * LIVENESS checks are simulated (their verdict comes from a simulator route or the link's page):
+   * the sandbox's. There is no liveness provider otherwise, and LIVENESS is refused.
+   */
+  simulatedLiveness: boolean;
 }
 
 function chainOf(row: ExternalAccountRow): ProofChain | undefined {
@@ -99,7 +102,7 @@ async function closeChallenge(uow: UnitOfWork, id: ExternalAccountId): Promise<v
 }
 
 /** Refuses a challenge for an account whose ownership is not to be proven (409), or a method that cannot prove it here (400). */
-function checkApplicable(row: ExternalAccountRow, method: OwnershipMethod, sandbox: boolean): void {
+function checkApplicable(row: ExternalAccountRow, method: OwnershipMethod, simulatedLiveness: boolean): void {
   const chain = chainOf(row);
   if (!chain) throw ownershipNotApplicable('it is not a crypto wallet');
   if (row.account_info.vaspName !== undefined) throw ownershipNotApplicable('the wallet is held at a VASP (custodial)');
@@ -109,14 +112,14 @@ function checkApplicable(row: ExternalAccountRow, method: OwnershipMethod, sandb
   if (method === 'WALLET_SIGNATURE' && chain === 'bitcoin' && !bitcoinAddressSignable(String(row.account_info.address))) {
     throw invalidInput([{ field: 'method', message: 'A message signature proves only P2PKH, P2SH-P2WPKH and P2WPKH addresses; use LIVENESS for this address' }]);
   }
-  if (method === 'LIVENESS' && !sandbox) {
+  if (method === 'LIVENESS' && !simulatedLiveness) {
     throw invalidInput([{ field: 'method', message: 'This deployment has no liveness provider; use WALLET_SIGNATURE' }]);
   }
 }
 
 export type OwnershipService = ReturnType<typeof createOwnershipService>;
 
-export function createOwnershipService({ db, clock, publicUrl, sandbox }: OwnershipDeps) {
+export function createOwnershipService({ db, clock, publicUrl, simulatedLiveness }: OwnershipDeps) {
   /** Ends an open LIVENESS challenge with its result. */
   async function decide(uow: UnitOfWork, row: ExternalAccountRow, passed: boolean): Promise<ExternalAccountView> {
     const open = await uow.tx.selectFrom('external_account_challenges').selectAll().where('external_account_id', '=', row.id).executeTakeFirst();
@@ -141,7 +144,7 @@ export function createOwnershipService({ db, clock, publicUrl, sandbox }: Owners
     /** Opens a challenge (abandoning the open one); an UNVERIFIED account goes back to PENDING_OWNERSHIP_VERIFICATION. */
     async challenge(uow: UnitOfWork, id: ExternalAccountId, owner: AccountOwner, method: OwnershipMethod): Promise<OwnershipChallengeView> {
       const row = await lockAccount(uow, id, owner);
-      checkApplicable(row, method, sandbox);
+      checkApplicable(row, method, simulatedLiveness);
       await closeChallenge(uow, row.id);
       const expiresAt = new Date(uow.now.getTime() + (method === 'WALLET_SIGNATURE' ? SIGNATURE_TTL_MS : LIVENESS_TTL_MS));
       const secret = randomBytes(32).toString('base64url');
