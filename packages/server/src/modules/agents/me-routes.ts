@@ -8,7 +8,7 @@ import { currencyMismatch } from '../../lib/currencies.js';
 import type { AccountService } from '../accounts/service.js';
 import { InternalAccountList } from '../accounts/schemas.js';
 import { endUserTermsNotAccepted, SPENDING_REFUSALS } from '../customers/errors.js';
-import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount } from '../external-accounts/errors.js';
+import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount, verificationRequired } from '../external-accounts/errors.js';
 import { ExternalAccount, ExternalAccountCreateRequest, ExternalAccountList, ExternalAccountParams } from '../external-accounts/schemas.js';
 import type { ExternalAccountService } from '../external-accounts/service.js';
 import { AMOUNT_ERRORS } from '../platforms/errors.js';
@@ -93,7 +93,7 @@ export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, exter
       ...me,
       schema: { tags, summary: 'Quote a conversion from one of the customer’s internal accounts (execute it with /agents/me/quotes/{id}/execute)', body: QuoteRequest, response: { 201: Quote } },
       status: 201,
-      errors: [...always, internalAccountNotFound, externalAccountNotFound, selfPayment, invalidReceiver, sameCurrency, noRateForCurrency, conversionOutOfRange, ...SPENDING_REFUSALS, endUserTermsNotAccepted, notImplemented, ...AMOUNT_ERRORS],
+      errors: [...always, internalAccountNotFound, externalAccountNotFound, verificationRequired, selfPayment, invalidReceiver, sameCurrency, noRateForCurrency, conversionOutOfRange, ...SPENDING_REFUSALS, endUserTermsNotAccepted, notImplemented, ...AMOUNT_ERRORS],
     },
     async (uow, req) => {
       await agentActions.requirePermission(uow, 'CREATE_QUOTES');

@@ -24,6 +24,8 @@ import {
   type ValidationResult,
 } from '../../lib/account-numbers/index.js';
 
+import type { ProofChain } from './ownership/wallet-signatures.js';
+
 type FieldValidator = (value: string, info: Record<string, unknown>) => ValidationResult;
 type Info = Record<string, unknown>;
 
@@ -57,6 +59,12 @@ export interface AccountTypeRule {
   crossCheck?: (info: Info) => FieldError[];
   /** The name fingerprints were computed with before the type was renamed, so duplicates are still found. */
   fingerprintName?: string;
+  /**
+   * A crypto wallet: it takes `vaspName` (held at an exchange or custodian) and a wallet
+   * `beneficiary`; a self-custody one's ownership can be proven, by a message signature on
+   * `chain` (when its address type can sign one) or by a liveness check.
+   */
+  wallet?: { chain: ProofChain };
 }
 
 /** The reference's Pix key types, and how `validatePixKey` names each. */
@@ -84,6 +92,33 @@ function brlChecks(info: Info): FieldError[] {
   return problems;
 }
 
+/**
+ * A NUBAN's check digit depends on its bank's code. With `bankCode` the number is checked against
+ * it; without (the reference's NGN account has no bank code: `bankName` names the bank, and its CLI
+ * sends none) only its form can be: ten digits.
+ */
+function ngnAccountNumber(value: string, info: Info): ValidationResult {
+  if (typeof info.bankCode === 'string') return validateNuban(value, info.bankCode);
+  const digits = value.replace(/[\s-]/g, '');
+  return /^[0-9]{10}$/.test(digits) ? { ok: true, normalized: digits } : { ok: false, reason: 'A NUBAN is 10 digits' };
+}
+
+/**
+ * An individual paid in EUR gives a country of residence (the reference's EurBeneficiary); when it
+ * is left out, the country of the beneficiary's address is taken as it (the address is where the
+ * person lives). Without either it is missing.
+ */
+function eurRequires(info: Info): FieldError[] {
+  const beneficiary = info.beneficiary as { beneficiaryType?: string; countryOfResidence?: string; address?: { country?: string } } | undefined;
+  if (beneficiary?.beneficiaryType !== 'INDIVIDUAL' || beneficiary.countryOfResidence) return [];
+  const country = beneficiary.address?.country;
+  if (country) {
+    info.beneficiary = { ...beneficiary, countryOfResidence: country };
+    return [];
+  }
+  return [{ field: 'accountInfo.beneficiary.countryOfResidence', message: 'An individual paid in EUR needs a countryOfResidence (or an address with a country)' }];
+}
+
 function inrRequires(info: Info): FieldError[] {
   const bank = present(info, 'accountNumber') || present(info, 'ifsc');
   if (!bank && !present(info, 'vpa')) {
@@ -94,12 +129,25 @@ function inrRequires(info: Info): FieldError[] {
   const rail = info.rail;
   if (rail === 'UPI' && !present(info, 'vpa')) problems.push({ field: 'accountInfo.vpa', message: 'accountInfo.vpa is required for rail UPI' });
   if ((rail === 'NEFT' || rail === 'RTGS') && !bank) problems.push({ field: 'accountInfo.accountNumber', message: `accountInfo.accountNumber and accountInfo.ifsc are required for rail ${rail}` });
+  // Rails asked for by name (another client's paymentRails) need what those rails pay.
+  const asked = Array.isArray(info.paymentRails) ? (info.paymentRails as string[]) : [];
+  const possible = [...(present(info, 'vpa') ? ['UPI'] : []), ...(bank ? ['NEFT', 'RTGS'] : [])];
+  const impossible = asked.filter((name) => (INR_RAILS as readonly string[]).includes(name) && !possible.includes(name));
+  if (impossible.length > 0) problems.push({ field: 'accountInfo.paymentRails', message: `${impossible.join(', ')} need${impossible.length === 1 ? 's' : ''} ${impossible.includes('UPI') ? 'a vpa' : 'an accountNumber and ifsc'}` });
   return problems;
 }
 
 function inrRails(info: Info): string[] {
   if (typeof info.rail === 'string') return [info.rail];
   return [...(present(info, 'vpa') ? ['UPI'] : []), ...(present(info, 'accountNumber') ? ['NEFT', 'RTGS'] : [])];
+}
+
+/**
+ * A crypto wallet type: paid at its `address`; no bank beneficiary, but an optional wallet one (an
+ * individual gives a country of residence, as the reference's WalletIndividualBeneficiary says).
+ */
+function wallet(currencies: string[], validate: FieldValidator, chain: ProofChain): AccountTypeRule {
+  return { aliases: [], currencies, needsBeneficiary: false, individualRequires: ['countryOfResidence'], fields: { address: validate }, identifierField: 'address', wallet: { chain } };
 }
 
 /**
@@ -123,8 +171,8 @@ export const ACCOUNT_TYPE_RULES: Record<string, AccountTypeRule> = {
     aliases: ['IBAN'],
     currencies: ['EUR'],
     needsBeneficiary: true,
-    individualRequires: ['countryOfResidence'],
     fields: { iban: validateIban },
+    requires: eurRequires,
     identifierField: 'iban',
     paymentRails: ['SEPA', 'SEPA_INSTANT'],
     fingerprintName: 'IBAN',
@@ -160,7 +208,7 @@ export const ACCOUNT_TYPE_RULES: Record<string, AccountTypeRule> = {
     aliases: [],
     currencies: ['NGN'],
     needsBeneficiary: true,
-    fields: { accountNumber: (value, info) => validateNuban(value, typeof info.bankCode === 'string' ? info.bankCode : undefined) },
+    fields: { accountNumber: ngnAccountNumber },
     required: ['accountNumber', 'bankName'],
     identifierField: 'accountNumber',
     paymentRails: ['BANK_TRANSFER'],
@@ -175,22 +223,17 @@ export const ACCOUNT_TYPE_RULES: Record<string, AccountTypeRule> = {
     identifierField: 'pixKey',
     paymentRails: ['PIX'],
   },
-  SPARK_WALLET: { aliases: [], currencies: ['USDB', 'BTC'], needsBeneficiary: false, fields: { address: validateSparkAddress }, identifierField: 'address' },
-  SOLANA_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateSolanaAddress }, identifierField: 'address' },
-  ETHEREUM_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateEvmAddress }, identifierField: 'address' },
-  BASE_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateEvmAddress }, identifierField: 'address' },
-  POLYGON_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateEvmAddress }, identifierField: 'address' },
-  TRON_WALLET: { aliases: [], currencies: ['USDC'], needsBeneficiary: false, fields: { address: validateTronAddress }, identifierField: 'address' },
+  SPARK_WALLET: wallet(['USDB', 'BTC'], validateSparkAddress, 'spark'),
+  SOLANA_WALLET: wallet(['USDC'], validateSolanaAddress, 'solana'),
+  ETHEREUM_WALLET: wallet(['USDC'], validateEvmAddress, 'evm'),
+  BASE_WALLET: wallet(['USDC'], validateEvmAddress, 'evm'),
+  POLYGON_WALLET: wallet(['USDC'], validateEvmAddress, 'evm'),
+  // Plasma is an EVM chain (stablecoin payments); the reference lists it among its wallet types.
+  PLASMA_WALLET: wallet(['USDC'], validateEvmAddress, 'evm'),
+  TRON_WALLET: wallet(['USDC'], validateTronAddress, 'tron'),
   // The reference has no on-chain Bitcoin external account; BITCOIN_L1 is its name for that kind of
   // account elsewhere (PaymentAccountType), so it is the name we answer with.
-  BITCOIN_L1: {
-    aliases: ['BITCOIN_WALLET'],
-    currencies: ['BTC'],
-    needsBeneficiary: false,
-    fields: { address: validateBitcoinAddress },
-    identifierField: 'address',
-    fingerprintName: 'BITCOIN_WALLET',
-  },
+  BITCOIN_L1: { ...wallet(['BTC'], validateBitcoinAddress, 'bitcoin'), aliases: ['BITCOIN_WALLET'], fingerprintName: 'BITCOIN_WALLET' },
   LIGHTNING: { aliases: ['LIGHTNING_ACCOUNT'], currencies: ['BTC'], needsBeneficiary: false, fields: { invoice: validateLightningInvoice }, identifierField: 'invoice' },
 };
 
@@ -224,5 +267,7 @@ export function identifierFieldOf(rule: AccountTypeRule, info: Info): string {
 /** The rails an account is paid on, as the reference's `accountInfo.paymentRails`; undefined for wallets. */
 export function paymentRailsOf(rule: AccountTypeRule, info: Info): string[] | undefined {
   if (!rule.paymentRails) return undefined;
+  // The rails the account was registered for, when the client named them.
+  if (Array.isArray(info.paymentRails)) return info.paymentRails as string[];
   return rule.railsFor ? rule.railsFor(info) : [...rule.paymentRails];
 }

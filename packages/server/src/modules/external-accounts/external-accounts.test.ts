@@ -63,11 +63,20 @@ describe('accountInfo.paymentRails and the reference names', () => {
     expect(platform.body.accountInfo.paymentRails).toEqual(['ACH', 'WIRE']);
   });
 
-  it('paymentRails is answered, not taken: the reference\'s create request has no such field', async () => {
-    const res = await create(customerId, 'USD', { ...usBankAccount(), paymentRails: ['RTP'] });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toBe('INVALID_INPUT');
-    expect(fieldsOf(res)).toEqual(['accountInfo.paymentRails']);
+  it("paymentRails may be named on creation (another client's field): some of the type's rails, kept and answered", async () => {
+    const rtp = await create(customerId, 'USD', { ...usBankAccount(), paymentRails: ['RTP', 'ACH'] });
+    expect(rtp.status).toBe(201);
+    expect(rtp.body.accountInfo.paymentRails).toEqual(['RTP', 'ACH']);
+    expect((await t.api<ExternalAccount>(p, 'GET', `/customers/external-accounts/${rtp.body.id}`)).body.accountInfo.paymentRails).toEqual(['RTP', 'ACH']);
+    const foreign = await create(customerId, 'USD', { ...usBankAccount(), paymentRails: ['SPEI'] });
+    expect(errorOf(foreign)).toBe('INVALID_INPUT');
+    expect(fieldError(foreign, 'accountInfo.paymentRails').constraint).toEqual({ enum: ['ACH', 'WIRE', 'RTP', 'FEDNOW'] });
+    const unknown = await create(customerId, 'USD', { ...usBankAccount(), paymentRails: ['CARRIER_PIGEON'] });
+    expect(fieldsOf(unknown)).toEqual(['accountInfo.paymentRails.0']);
+    const wallet = await create(customerId, 'USDC', { accountType: 'SOLANA_WALLET', address: 'So11111111111111111111111111111111111111112', paymentRails: ['ACH'] });
+    expect(fieldsOf(wallet)).toEqual(['accountInfo.paymentRails']);
+    const upiWithoutVpa = await create(customerId, 'INR', { accountType: 'INR_ACCOUNT', accountNumber: '000111222777', ifsc: 'HDFC0001234', beneficiary: person('IN'), paymentRails: ['UPI'] });
+    expect(fieldsOf(upiWithoutVpa)).toEqual(['accountInfo.paymentRails']);
   });
 
   it('answers EUR_ACCOUNT for an IBAN account (IBAN is still accepted), and BITCOIN_L1 for a Bitcoin wallet', async () => {
@@ -224,10 +233,14 @@ describe('defaultUmaDepositAccount', () => {
 });
 
 describe('beneficiaries as the reference describes them', () => {
-  it("an individual paid in EUR gives a country of residence; every address a postal code", async () => {
-    const eur = await create(customerId, 'EUR', { accountType: 'EUR_ACCOUNT', iban: 'DE44500105175407324931', beneficiary: person('DE') });
+  it("an individual paid in EUR gives a country of residence (or an address, whose country is taken); every address a postal code", async () => {
+    const { address: _a, ...noAddress } = person('DE');
+    const eur = await create(customerId, 'EUR', { accountType: 'EUR_ACCOUNT', iban: 'DE44500105175407324931', beneficiary: noAddress });
     expect(errorOf(eur)).toBe('INVALID_INPUT');
     expect(fieldsOf(eur)).toEqual(['accountInfo.beneficiary.countryOfResidence']);
+    const fromAddress = await create(customerId, 'EUR', { accountType: 'EUR_ACCOUNT', iban: 'FR1420041010050500013M02606', beneficiary: person('FR') });
+    expect(fromAddress.status).toBe(201);
+    expect(fromAddress.body.accountInfo.beneficiary).toMatchObject({ countryOfResidence: 'FR', address: { country: 'FR' } });
     const business = await create(customerId, 'EUR', { accountType: 'EUR_ACCOUNT', iban: 'DE44500105175407324931', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme GmbH' } });
     expect(business.status).toBe(201);
     const { postalCode: _, ...noPostalCode } = address;

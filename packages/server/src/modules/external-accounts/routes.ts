@@ -3,6 +3,11 @@ import type { Routes } from '../../http/routes.js';
 import { customerDeleted, customerNotFound } from '../customers/errors.js';
 import {
   ExternalAccount,
+  OwnershipChallenge,
+  OwnershipChallengeRequest,
+  OwnershipVerifyRequest,
+  VaspList,
+  VaspListQuery,
   ExternalAccountCreateRequest,
   ExternalAccountList,
   ExternalAccountListQuery,
@@ -10,12 +15,31 @@ import {
   PlatformExternalAccountCreateRequest,
   PlatformExternalAccountListQuery,
 } from './schemas.js';
-import type { ExternalAccountInput, ExternalAccountService } from './service.js';
-import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount } from './errors.js';
+import type { ExternalAccountInput } from './service.js';
+import type { ExternalAccountsModuleService } from './index.js';
+import {
+  accountAlreadyRegistered,
+  challengeExpired,
+  externalAccountNotFound,
+  invalidBankAccount,
+  noSignatureChallenge,
+  ownershipAlreadyVerified,
+  ownershipNotApplicable,
+  walletSignatureRejected,
+} from './errors.js';
+import type { OwnershipMethod } from './ownership/service.js';
+import type { SignatureScheme } from './ownership/wallet-signatures.js';
+import { listVasps } from './ownership/vasps.js';
 
 const tags = ['External Accounts'];
 
-export function externalAccountRoutes(r: Routes, { externalAccounts }: { externalAccounts: ExternalAccountService }): void {
+export function externalAccountRoutes(r: Routes, { externalAccounts }: { externalAccounts: ExternalAccountsModuleService }): void {
+  r.get(
+    '/vasps',
+    { schema: { tags: ['VASPs'], summary: 'List the exchanges and custodians a wallet can be held at (values of accountInfo.vaspName)', querystring: VaspListQuery, response: { 200: VaspList } } },
+    (_scope, req) => listVasps(req.query),
+  );
+
   for (const owner of ['customer', 'platform'] as const) {
     const base = owner === 'customer' ? '/customers/external-accounts' : '/platform/external-accounts';
     const who = owner === 'customer' ? "a customer's" : "the platform's own";
@@ -45,6 +69,24 @@ export function externalAccountRoutes(r: Routes, { externalAccounts }: { externa
         await externalAccounts.remove(uow, req.params.externalAccountId, owner);
         return null;
       },
+    );
+    r.post(
+      `${base}/:externalAccountId/challenge`,
+      {
+        schema: { tags, summary: `Start proving ownership of one of ${who} self-custody wallets`, params: ExternalAccountParams, body: OwnershipChallengeRequest, response: { 201: OwnershipChallenge } },
+        status: 201,
+        errors: [externalAccountNotFound, ownershipNotApplicable, ownershipAlreadyVerified],
+      },
+      (uow, req) => externalAccounts.ownership.challenge(uow, req.params.externalAccountId, owner, req.body.method as OwnershipMethod),
+    );
+    // Its own transaction: a rejected signature leaves the account UNVERIFIED and still answers 400.
+    r.postOutsideTransaction(
+      `${base}/:externalAccountId/verify`,
+      {
+        schema: { tags, summary: `Prove ownership of one of ${who} wallets with the signature of the challenge message`, params: ExternalAccountParams, body: OwnershipVerifyRequest, response: { 200: ExternalAccount } },
+        errors: [externalAccountNotFound, noSignatureChallenge, walletSignatureRejected, challengeExpired],
+      },
+      (scope, req) => externalAccounts.ownership.verify(scope, req.params.externalAccountId, owner, req.body.signature, (req.body.signatureScheme ?? 'bip137') as SignatureScheme),
     );
   }
 }

@@ -9,8 +9,9 @@ import { isUniqueViolation } from '../../lib/db-errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { RailAccount } from '../../providers/payout-rail.js';
 import type { CustomerService } from '../customers/service.js';
-import { ACCOUNT_TYPE_RULES, canonicalAccountType, identifierFieldOf, paymentRailsOf, requiredFields, textOf } from './account-types.js';
-import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount } from './errors.js';
+import { ACCOUNT_TYPE_RULES, canonicalAccountType, identifierFieldOf, paymentRailsOf, requiredFields, textOf, type AccountTypeRule } from './account-types.js';
+import { canonicalVaspName } from './ownership/vasps.js';
+import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount, verificationRequired } from './errors.js';
 
 export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
 
@@ -20,6 +21,7 @@ export interface ExternalAccountView {
   status: string;
   currency: string;
   platformAccountId?: string;
+  ownershipType?: string;
   defaultUmaDepositAccount?: boolean;
   accountInfo: { accountType: string; paymentRails?: string[]; [field: string]: unknown };
   createdAt: string;
@@ -30,8 +32,21 @@ export interface ExternalAccountInput {
   customerId?: CustomerId | undefined;
   currency: string;
   platformAccountId?: string | undefined;
+  ownershipType?: string | undefined;
   defaultUmaDepositAccount?: boolean | undefined;
   accountInfo: { accountType: string; [field: string]: unknown };
+}
+
+/** The statuses of a self-custody wallet whose ownership is not proven: it is not paid until it is. */
+export const UNPROVEN_STATUSES: readonly string[] = ['PENDING_OWNERSHIP_VERIFICATION', 'UNVERIFIED'];
+
+/**
+ * Whether a new account must prove ownership before it is paid: a wallet in self custody (no
+ * `vaspName`) declared FIRST_PARTY. Accounts created without `ownershipType` (every client written
+ * before it was accepted) are ACTIVE at once, as they always were.
+ */
+export function needsOwnershipProof(accountType: string, info: Record<string, unknown>, ownershipType: string | null | undefined): boolean {
+  return Boolean(ACCOUNT_TYPE_RULES[accountType]?.wallet) && info.vaspName === undefined && ownershipType === 'FIRST_PARTY';
 }
 
 /**
@@ -56,6 +71,7 @@ export function externalAccountView(row: ExternalAccountRow): ExternalAccountVie
     status: row.status,
     currency: row.currency,
     ...(row.platform_account_id ? { platformAccountId: row.platform_account_id } : {}),
+    ...(row.ownership_type ? { ownershipType: row.ownership_type } : {}),
     ...(row.customer_id ? { defaultUmaDepositAccount: defaultUma === true } : {}),
     accountInfo: { ...info, accountType, ...(paymentRails ? { paymentRails } : {}) },
     createdAt: row.created_at.toISOString(),
@@ -69,6 +85,41 @@ export function railAccount(row: ExternalAccountRow): RailAccount {
   const rule = ACCOUNT_TYPE_RULES[accountType];
   const value = rule ? row.account_info[identifierFieldOf(rule, row.account_info)] : undefined;
   return { accountId: row.id, accountType, currency: row.currency, identifier: typeof value === 'string' ? value : '' };
+}
+
+/**
+ * The fields other clients send beside the reference's: `swiftBic` (swiftCode's other name),
+ * `countries` (checked by the schema, not kept), `paymentRails` (some of the type's rails, kept),
+ * and `vaspName` (a name of the VASP directory, kept in its spelling). Adjusts `info`; returns the
+ * problems.
+ */
+function otherClientsFields(accountType: string, rule: AccountTypeRule, info: Record<string, unknown>): FieldError[] {
+  const problems: FieldError[] = [];
+  if (info.swiftBic !== undefined) {
+    if (info.swiftCode !== undefined && info.swiftCode !== info.swiftBic) {
+      problems.push({ field: 'accountInfo.swiftBic', message: 'swiftBic is another name for swiftCode; give one, or the same value in both' });
+    }
+    info.swiftCode ??= info.swiftBic;
+    delete info.swiftBic;
+  }
+  delete info.countries;
+  if (Array.isArray(info.paymentRails)) {
+    const allowed = rule.paymentRails ?? [];
+    const foreign = (info.paymentRails as string[]).filter((rail) => !allowed.includes(rail));
+    if (foreign.length > 0) {
+      problems.push({
+        field: 'accountInfo.paymentRails',
+        constraint: { enum: [...allowed] },
+        message: allowed.length > 0 ? `A ${accountType} account is paid on ${allowed.join(', ')}` : `A ${accountType} account has no payment rails to choose`,
+      });
+    }
+  }
+  if (typeof info.vaspName === 'string') {
+    const name = canonicalVaspName(info.vaspName);
+    if (name) info.vaspName = name;
+    else problems.push({ field: 'accountInfo.vaspName', message: 'vaspName must be a name from GET /vasps' });
+  }
+  return problems;
 }
 
 export type AccountOwner = 'customer' | 'platform';
@@ -85,7 +136,7 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
       throw invalidInput([{ field: 'currency', constraint: { enum: rule.currencies }, message: `A ${accountType} account holds ${rule.currencies.join(' or ')}` }]);
     }
     const info: Record<string, unknown> = { ...input.accountInfo, accountType };
-    const missing = rule.requires?.(info) ?? [];
+    const missing = [...otherClientsFields(accountType, rule, info), ...(rule.requires?.(info) ?? [])];
     if (missing.length > 0) throw invalidInput(missing);
     const problems: FieldError[] = [];
     const required = requiredFields(rule);
@@ -141,9 +192,10 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
             currency: input.currency,
             account_type: accountType,
             platform_account_id: input.platformAccountId ?? null,
+            ownership_type: input.ownershipType ?? null,
             account_info: JSON.stringify(defaultUma ? { ...info, [DEFAULT_UMA_KEY]: true } : info),
             fingerprint,
-            status: 'ACTIVE',
+            status: needsOwnershipProof(accountType, info, input.ownershipType) ? 'PENDING_OWNERSHIP_VERIFICATION' : 'ACTIVE',
             created_at: uow.now,
             updated_at: uow.now,
           })
@@ -161,6 +213,11 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
     /** A live external account of the platform, whoever owns it; undefined when there is none. */
     async findAny(executor: Executor, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> {
       return executor.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    },
+
+    /** Refuses paying a wallet whose ownership is not proven (400 EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED). */
+    requireProven(row: ExternalAccountRow): void {
+      if (UNPROVEN_STATUSES.includes(row.status)) throw verificationRequired(row.id, row.status);
     },
 
     async get({ platformId }: Scope, id: ExternalAccountId, owner: AccountOwner): Promise<ExternalAccountView> {

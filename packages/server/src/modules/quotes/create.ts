@@ -107,6 +107,7 @@ async function resolveDestination(deps: QuoteServiceDeps, uow: UnitOfWork, desti
   }
   const external = await deps.externalAccounts.findAny(uow.tx, uow.platformId, destination.accountId);
   if (!external) throw externalAccountNotFound();
+  deps.externalAccounts.requireProven(external);
   const platformPays = source.account ? source.account.purpose === 'PLATFORM' : source.customerId === null;
   if (!platformPays && external.customer_id !== source.customerId) {
     throw invalidReceiver('The external account must belong to the sender (or the platform must be the one paying)', external.id);

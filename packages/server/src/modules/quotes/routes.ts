@@ -6,7 +6,7 @@ import { conversionOutOfRange, noRateForCurrency } from '../../fx/errors.js';
 import { currencyMismatch } from '../../lib/currencies.js';
 import { insufficientFunds, internalAccountNotFound } from '../../ledger/errors.js';
 import { customerNotFound, endUserTermsNotAccepted, SPENDING_REFUSALS } from '../customers/errors.js';
-import { externalAccountNotFound } from '../external-accounts/errors.js';
+import { externalAccountNotFound, verificationRequired } from '../external-accounts/errors.js';
 import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import { Transaction } from '../transactions/schemas.js';
@@ -35,6 +35,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         walletSignatureRequired,
         internalAccountNotFound,
         externalAccountNotFound,
+        verificationRequired,
         customerNotFound,
         ...SPENDING_REFUSALS,
         endUserTermsNotAccepted,
