@@ -14,6 +14,7 @@ import { logError, logRequest } from './http/log-serializers.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { createChangeRunner } from './http/idempotency.js';
 import { boundJsonBodies } from './http/json-body.js';
+import { acceptHeaderAliases, SECRET_HEADER_LOG_PATHS } from './http/header-aliases.js';
 import { RouteTable } from './http/route-table.js';
 import { createRoutes, type RouteConfig } from './http/routes.js';
 import type { ApiApp } from './http/types.js';
@@ -39,7 +40,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["service-wallet-signature"]', '*.clientSecret', '*.secret'], censor: '[redacted]' },
+      redact: { paths: [...SECRET_HEADER_LOG_PATHS, '*.clientSecret', '*.secret'], censor: '[redacted]' },
       serializers: { req: logRequest, err: logError },
     },
     // One line per request at info (when it completes), not Fastify's two.
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
   registerErrorHandling(app, routes);
   refuseWhileClosing(app);
   boundJsonBodies(app);
+  acceptHeaderAliases(app);
 
   await app.register(swagger, {
     openapi: {
