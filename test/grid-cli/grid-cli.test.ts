@@ -315,6 +315,9 @@ describe('the reference CLI against Moneta', () => {
   });
 
   describe('accounts, funding, quotes, transactions', () => {
+    async function usdBalance(): Promise<number> {
+      return (await ok(['accounts', 'internal', 'list', '--customer-id', s.customer, '--currency', 'USD'])).data[0]!.balance.amount;
+    }
     it('accounts internal list (a customer’s, and the platform’s)', async () => {
       const list = await ok(['accounts', 'internal', 'list', '--customer-id', s.customer, '--currency', 'USD']);
       expect(list.data).toHaveLength(1);
@@ -399,15 +402,16 @@ describe('the reference CLI against Moneta', () => {
       expect(sent.id).toBe(quote.transactionId);
       expect((await ok(['quotes', 'get', quote.id])).status).not.toBe('PENDING');
     });
-    it('transfers in (from the US bank account)', async () => {
+    it('transfers in (pulled from the US bank account)', async () => {
       const tx = await ok(['transfers', 'in', '--source', s.usdExternal, '--dest', s.usdAccount, '--amount', '5000']);
+      expect(tx).toMatchObject({ type: 'INCOMING', customerId: s.customer, receivedAmount: { amount: 5000, currency: { code: 'USD' } }, source: { accountId: s.usdExternal }, destination: { accountId: s.usdAccount } });
       expect(tx.id).toMatch(/^Transaction:/);
-      expect(JSON.stringify(tx)).toContain('5000');
     });
-    it('transfers out (to the US bank account)', async () => {
+    it('transfers out (to the US bank account): the account is debited', async () => {
+      const before = await usdBalance();
       const tx = await ok(['transfers', 'out', '--source', s.usdAccount, '--dest', s.usdExternal, '--amount', '2000', '--remittance-information', 'CLI transfer']);
-      expect(tx.id).toMatch(/^Transaction:/);
-      expect(JSON.stringify(tx)).toContain('2000');
+      expect(tx).toMatchObject({ type: 'OUTGOING', customerId: s.customer, sentAmount: { amount: 2000, currency: { code: 'USD' } }, destination: { accountId: s.usdExternal } });
+      expect(await usdBalance()).toBe(before - 2000);
     });
   });
 
