@@ -67,10 +67,13 @@ async function buildInto(source: string, dir: string): Promise<void> {
   for (const input of BUILD_INPUTS) {
     if (existsSync(join(source, input))) cpSync(join(source, input), join(dir, input), { recursive: true });
   }
-  const options = { cwd: dir, timeout: 8 * 60_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } };
+  // Under `npm test`, npm's own variables point at this checkout (npm_config_local_prefix,
+  // npm_package_*): drop them, and name the folder with --prefix, so the build never touches the repo.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_(config_local_prefix|package_|lifecycle_)/i.test(name) && name !== 'INIT_CWD'));
+  const options = { cwd: dir, timeout: 8 * 60_000, maxBuffer: 16 * 1024 * 1024, env: { ...env, npm_config_update_notifier: 'false' } };
   try {
-    await run('npm', ['install', '--no-audit', '--no-fund'], options);
-    await run('npm', ['run', 'build'], options);
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefix', dir], options);
+    await run('npm', ['run', 'build', '--prefix', dir], options);
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`building the reference CLI in ${dir} failed: ${(error as Error).message}\n${stdout ?? ''}\n${stderr ?? ''}`);
