@@ -530,7 +530,7 @@ describe('the reference CLI against Moneta', () => {
     });
     it('cards create with --max-spend-per-transaction, funded by the wallet', async () => {
       await ok(['sandbox', 'fund', s.wallet, '--amount', '50000']);
-      const card = await ok(['cards', 'create', '--cardholder-id', s.holder, '--funding-sources', s.wallet, '--platform-card-id', 'cli-card-1']);
+      const card = await ok(['cards', 'create', '--cardholder-id', s.holder, '--funding-sources', s.wallet, '--platform-card-id', 'cli-card-1', '--max-spend-per-transaction', '5000']);
       expect(card).toMatchObject({ cardholderId: s.holder, platformCardId: 'cli-card-1', form: 'VIRTUAL', fundingSources: [s.wallet], maxSpendPerTransaction: 5000 });
       s.card = card.id;
       await advance(5);
