@@ -136,7 +136,7 @@ export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, exter
         ...me,
         schema: { tags, summary: `${type === 'TRANSFER_OUT' ? 'Send from' : 'Pull into'} one of the customer’s internal accounts, within the policy`, body, response: { 201: AgentAction } },
         status: 201,
-        errors: [...spending, internalAccountNotFound, externalAccountNotFound, invalidReceiver, selfPayment, currencyMismatch, externalAccountClosed, ...AMOUNT_ERRORS],
+        errors: [...spending, internalAccountNotFound, externalAccountNotFound, verificationRequired, invalidReceiver, selfPayment, currencyMismatch, externalAccountClosed, ...AMOUNT_ERRORS],
       },
       (uow, req) =>
         agentActions.transfer(uow, type, {

@@ -392,6 +392,22 @@ describe('paying a wallet whose ownership is not proven', () => {
   });
 });
 
+describe('transferring to a wallet whose ownership is not proven', () => {
+  it('is refused with EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED until it is proven', async () => {
+    const { customerId: owner, accountId } = await f.customerWithAccount('USDC', 5_000_000, 'Tess Transfer');
+    const signer = evmWallet();
+    const wallet = await t.api<ExternalAccount>(p, 'POST', '/customers/external-accounts', { customerId: owner, currency: 'USDC', ownershipType: 'FIRST_PARTY', accountInfo: { accountType: 'BASE_WALLET', address: signer.address } });
+    expect(wallet.body.status).toBe('PENDING_OWNERSHIP_VERIFICATION');
+    const body = { source: { accountId }, destination: { accountId: wallet.body.id }, amount: 1_000_000 };
+    expect(errorOf(await t.api(p, 'POST', '/transfer-out', body))).toBe('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED');
+    expect(await f.balance(accountId)).toBe(5_000_000);
+    const message = await messageFor('customer', wallet.body.id);
+    expect((await verify('customer', wallet.body.id, await signer.signMessage({ message }))).body.status).toBe('ACTIVE');
+    const sent = await t.api(p, 'POST', '/transfer-out', body);
+    expect(sent.status, sent.text).toBeLessThan(300);
+  });
+});
+
 describe('GET /vasps', () => {
   it('pages through the directory by cursor, without totalCount', async () => {
     const names: string[] = [];

@@ -2,7 +2,7 @@ import type { Routes } from '../../http/routes.js';
 import { notImplemented } from '../../core/errors.js';
 import { insufficientFunds, internalAccountNotFound } from '../../ledger/errors.js';
 import { SPENDING_REFUSALS } from '../customers/errors.js';
-import { externalAccountNotFound } from '../external-accounts/errors.js';
+import { externalAccountNotFound, verificationRequired } from '../external-accounts/errors.js';
 import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { Transaction } from '../transactions/schemas.js';
 import { TransferInRequest, TransferOutRequest } from './schemas.js';
@@ -19,6 +19,7 @@ const errors = [
   walletSignatureRequired,
   internalAccountNotFound,
   externalAccountNotFound,
+  verificationRequired,
   ...SPENDING_REFUSALS,
   selfPayment,
   currencyMismatch,

@@ -104,6 +104,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     const amount = requested;
     const external = await externalAccounts.load(uow.tx, uow.platformId, otherId, internal.customer_id ? 'customer' : 'platform');
     if (external.customer_id !== internal.customer_id) throw invalidReceiver('The external account must belong to the owner of the internal account');
+    if (outgoing) externalAccounts.requireProven(external);
     sameCurrency(internal.currency, external.currency);
     const decision = payoutRail.transfer(railAccount(external));
     if (decision.kind === 'refuse') {
