@@ -4521,6 +4521,7 @@ export interface paths {
                                 customerId?: string;
                                 defaultUmaDepositAccount?: boolean;
                                 id: string;
+                                ownershipType?: string;
                                 platformAccountId?: string;
                                 status: string;
                                 /** Format: date-time */
@@ -4708,7 +4709,7 @@ export interface paths {
                         accountInfo: {
                             accountNumber?: string;
                             /** @enum {string} */
-                            accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                            accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
                             address?: string;
                             /** @enum {string} */
                             bankAccountType?: "CHECKING" | "SAVINGS";
@@ -4742,9 +4743,11 @@ export interface paths {
                             } & (unknown & unknown);
                             branchCode?: string;
                             clabeNumber?: string;
+                            countries?: string[];
                             iban?: string;
                             ifsc?: string;
                             invoice?: string;
+                            paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             pixKey?: string;
                             /** @enum {string} */
                             pixKeyType?: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
@@ -4752,16 +4755,20 @@ export interface paths {
                             rail?: "UPI" | "NEFT" | "RTGS";
                             routingNumber?: string;
                             sortCode?: string;
+                            swiftBic?: string;
                             swiftCode?: string;
                             taxId?: string;
+                            vaspName?: string;
                             vpa?: string;
-                        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+                        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
                         /** @enum {string} */
                         currency: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
                         /** @description Customer:<uuid> */
                         customerId?: string;
                         /** @default false */
                         defaultUmaDepositAccount?: boolean;
+                        /** @enum {string} */
+                        ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                         platformAccountId?: string;
                     };
                 };
@@ -4786,6 +4793,7 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
+                            ownershipType?: string;
                             platformAccountId?: string;
                             status: string;
                             /** Format: date-time */
@@ -5096,6 +5104,7 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
+                            ownershipType?: string;
                             platformAccountId?: string;
                             status: string;
                             /** Format: date-time */
@@ -5830,6 +5839,21 @@ export interface paths {
                         /** @enum {string} */
                         lockedCurrencySide: "SENDING" | "RECEIVING";
                         lookupId?: string;
+                        /** @description Replaces the platform’s configured fees for this quote. Only when the source currency is USD; otherwise 400. */
+                        platformFeeOverride?: {
+                            /** @description Must be in the quote’s source currency (USD today) */
+                            platformFixedFee: {
+                                /**
+                                 * Format: int64
+                                 * @description Smallest unit of the source currency
+                                 */
+                                amount: number;
+                                /** @enum {string} */
+                                currency: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
+                            };
+                            /** @description Basis points of the total sent */
+                            platformVariableFeeBps: number;
+                        };
                         purposeOfPayment?: string;
                         remittanceInformation?: string;
                         senderCustomerInfo?: {
@@ -5913,6 +5937,7 @@ export interface paths {
                 /**
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED`: The destination is a self-custody wallet whose ownership is not proven yet (PENDING_OWNERSHIP_VERIFICATION or UNVERIFIED)
                  *     - `SELF_PAYMENT`: The source and the destination are the same account
                  *     - `INVALID_RECEIVER`: The other account may not take part: an internal account other than the platform's own, or another owner's external account
                  *     - `INVALID_CURRENCY` (reason `SAME_CURRENCY`): Both sides hold the same currency: a quote converts between currencies (use /transfer-out)
@@ -5929,7 +5954,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -5988,6 +6013,7 @@ export interface paths {
                  *     - `FORBIDDEN` (reason `AGENT_PAUSED`): The agent is paused: it can do nothing until resumed
                  *     - `FORBIDDEN` (reason `AGENT_PERMISSION_MISSING`): The agent's policy does not grant the permission this needs
                  *     - `USER_NOT_READY`: The customer whose money would move has not passed verification (kycStatus or kybStatus is not APPROVED)
+                 *     - `END_USER_TERMS_NOT_ACCEPTED`: The platform requires end-user terms and the paying customer has not accepted the current version (record it with endUserTermsConsent on PATCH /customers/{customerId})
                  */
                 403: {
                     headers: {
@@ -5996,7 +6022,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "USER_NOT_READY";
+                            code: "FORBIDDEN" | "USER_NOT_READY" | "END_USER_TERMS_NOT_ACCEPTED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -7501,6 +7527,7 @@ export interface paths {
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
                  *     - `INVALID_AMOUNT` (reason `INSUFFICIENT_FUNDS`): The source account does not hold enough available funds
+                 *     - `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED`: The destination is a self-custody wallet whose ownership is not proven yet (PENDING_OWNERSHIP_VERIFICATION or UNVERIFIED)
                  *     - `INVALID_RECEIVER`: The other account may not take part: an internal account other than the platform's own, or another owner's external account
                  *     - `SELF_PAYMENT`: The source and the destination are the same account
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_MISMATCH`): The currency is not the one the account or quote holds
@@ -7516,7 +7543,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "INVALID_RECEIVER" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_BANK_ACCOUNT" | "AMOUNT_OUT_OF_RANGE";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_RECEIVER" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_BANK_ACCOUNT" | "AMOUNT_OUT_OF_RANGE";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -7862,9 +7889,9 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: int64
-                         * @description Smallest unit of the accounts’ currency
+                         * @description Smallest unit of the accounts’ currency. Optional (in both versions of the reference): without it, the source’s whole available balance is sent.
                          */
-                        amount: number;
+                        amount?: number;
                         description?: string;
                         destination: {
                             /** @description InternalAccount:<uuid> or ExternalAccount:<uuid> */
@@ -7968,6 +7995,7 @@ export interface paths {
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
                  *     - `INVALID_AMOUNT` (reason `INSUFFICIENT_FUNDS`): The source account does not hold enough available funds
+                 *     - `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED`: The destination is a self-custody wallet whose ownership is not proven yet (PENDING_OWNERSHIP_VERIFICATION or UNVERIFIED)
                  *     - `INVALID_RECEIVER`: The other account may not take part: an internal account other than the platform's own, or another owner's external account
                  *     - `SELF_PAYMENT`: The source and the destination are the same account
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_MISMATCH`): The currency is not the one the account or quote holds
@@ -7983,7 +8011,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "INVALID_RECEIVER" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_BANK_ACCOUNT" | "AMOUNT_OUT_OF_RANGE";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_RECEIVER" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_BANK_ACCOUNT" | "AMOUNT_OUT_OF_RANGE";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -9421,7 +9449,7 @@ export interface paths {
         put?: never;
         /**
          * Send a new code (OTP) or issue a passkey challenge
-         * @description EMAIL_OTP and SMS_OTP: a new code is sent and the answer carries a fresh otpEncryptionTargetBundle. PASSKEY: send clientPublicKey; the answer carries challenge (lowercase hex SHA-256 of the session-creation body; sign its UTF-8 bytes), requestId and expiresAt. A new challenge replaces the previous one; re-issues faster than every 30 seconds get 429 with Retry-After. A credential locked after wrong codes gets 429 with details.reason CREDENTIAL_LOCKED.
+         * @description EMAIL_OTP and SMS_OTP: a new code is sent and the answer carries a fresh otpEncryptionTargetBundle. The body is optional (an empty POST is a challenge with no clientPublicKey). PASSKEY: send clientPublicKey (compressed for the client-held flow, uncompressed for the legacy sealed-key one); the answer carries challenge (lowercase hex SHA-256 of the session-creation body; sign its UTF-8 bytes), requestId and expiresAt. A new challenge replaces the previous one; re-issues faster than every 30 seconds get 429 with Retry-After. A credential locked after wrong codes gets 429 with details.reason CREDENTIAL_LOCKED.
          */
         post: {
             parameters: {
@@ -9436,7 +9464,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Uncompressed P-256 public key, hex (04 + X + Y) */
+                        /** @description P-256 public key, hex: compressed (02/03 + X) for the client-held flow, where its private key is the session key and nothing is returned; uncompressed (04 + X + Y) for the legacy flow, where the session key comes back sealed to it */
                         clientPublicKey?: string;
                     };
                 };
@@ -10113,7 +10141,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a credential and open a session
-         * @description EMAIL_OTP / SMS_OTP: send encryptedOtpBundle (the code and your public key, HPKE-encrypted to the target bundle); the answer is 202 with a verification token as payloadToSign: sign it with that key and repeat the call with Service-Wallet-Signature and Request-Id to get the session (your key is the session key). OAUTH: a fresh oidcToken whose nonce is sha256(clientPublicKey), and clientPublicKey. PASSKEY: the WebAuthn assertion, with Request-Id of the challenge. OAUTH and PASSKEY sessions carry encryptedSessionSigningKey, sealed to clientPublicKey.
+         * @description EMAIL_OTP / SMS_OTP: send encryptedOtpBundle (the code and your public key, HPKE-encrypted to the target bundle); the answer is 202 with a verification token as payloadToSign: sign it with that key and repeat the call with Service-Wallet-Signature and Request-Id to get the session (your key is the session key). OAUTH: a fresh oidcToken whose nonce is sha256(clientPublicKey), and clientPublicKey. PASSKEY: the WebAuthn assertion, with Request-Id of the challenge. OAUTH and PASSKEY: a compressed clientPublicKey (client-held flow) makes that key the session key and nothing comes back; an uncompressed one (legacy) gets encryptedSessionSigningKey, the session key sealed to it.
          */
         post: {
             parameters: {
@@ -10138,7 +10166,7 @@ export interface paths {
                             signature: string;
                             userHandle?: string;
                         };
-                        /** @description Uncompressed P-256 public key, hex (04 + X + Y) */
+                        /** @description P-256 public key, hex: compressed (02/03 + X) for the client-held flow, where its private key is the session key and nothing is returned; uncompressed (04 + X + Y) for the legacy flow, where the session key comes back sealed to it */
                         clientPublicKey?: string;
                         encryptedOtpBundle?: string;
                         /** @description An OpenID Connect ID token (JWT) */
@@ -10160,7 +10188,7 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             credentialId?: string;
-                            /** @description OAUTH, PASSKEY and refresh: the session private key, HPKE-sealed to clientPublicKey, base58check */
+                            /** @description Deprecated. OAUTH, PASSKEY and refresh with an uncompressed clientPublicKey only: the session private key, HPKE-sealed to it, base58check */
                             encryptedSessionSigningKey?: string;
                             /** Format: date-time */
                             expiresAt: string;
@@ -11640,7 +11668,7 @@ export interface paths {
                                 /** Format: date-time */
                                 createdAt: string;
                                 credentialId?: string;
-                                /** @description OAUTH, PASSKEY and refresh: the session private key, HPKE-sealed to clientPublicKey, base58check */
+                                /** @description Deprecated. OAUTH, PASSKEY and refresh with an uncompressed clientPublicKey only: the session private key, HPKE-sealed to it, base58check */
                                 encryptedSessionSigningKey?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
@@ -12116,7 +12144,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace a session with a new key sealed to a new clientPublicKey (signed by that session) */
+        /**
+         * Replace a session with a new one on a new clientPublicKey (signed by that session)
+         * @description A compressed clientPublicKey (client-held flow) becomes the new session key and no key material comes back; an uncompressed one (legacy) gets a new key sealed to it as encryptedSessionSigningKey.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12133,7 +12164,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Uncompressed P-256 public key, hex (04 + X + Y) */
+                        /** @description P-256 public key, hex: compressed (02/03 + X) for the client-held flow, where its private key is the session key and nothing is returned; uncompressed (04 + X + Y) for the legacy flow, where the session key comes back sealed to it */
                         clientPublicKey: string;
                     };
                 };
@@ -12150,7 +12181,7 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             credentialId?: string;
-                            /** @description OAUTH, PASSKEY and refresh: the session private key, HPKE-sealed to clientPublicKey, base58check */
+                            /** @description Deprecated. OAUTH, PASSKEY and refresh with an uncompressed clientPublicKey only: the session private key, HPKE-sealed to it, base58check */
                             encryptedSessionSigningKey?: string;
                             /** Format: date-time */
                             expiresAt: string;
@@ -12530,6 +12561,8 @@ export interface paths {
                                 id: string;
                                 issuerRef: string;
                                 last4: string;
+                                /** @description The largest amount one card transaction may authorize, in the smallest unit of the card's currency (exactly this amount is allowed); null: no limit */
+                                maxSpendPerTransaction: number | null;
                                 platformCardId: string;
                                 processorRef: string;
                                 /** @enum {string} */
@@ -12702,7 +12735,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a virtual debit card to an APPROVED customer
-         * @description The card starts PROCESSING while the issuer provisions it; CARD.STATE_CHANGE announces ACTIVE (or CLOSED with ISSUER_REJECTED). Funding sources are the cardholder’s ACTIVE internal accounts, in one card-eligible currency (PATCH /config cardConfig.eligibleCurrencies; USD and USDB by default), in the order authorizations try them.
+         * @description maxSpendPerTransaction (optional) caps what one authorization may take, in the card currency’s smallest unit. The card starts PROCESSING while the issuer provisions it; CARD.STATE_CHANGE announces ACTIVE (or CLOSED with ISSUER_REJECTED). Funding sources are the cardholder’s ACTIVE internal accounts, in one card-eligible currency (PATCH /config cardConfig.eligibleCurrencies; USD and USDB by default), in the order authorizations try them.
          */
         post: {
             parameters: {
@@ -12720,6 +12753,11 @@ export interface paths {
                         form: "VIRTUAL";
                         /** @description Internal account ids in priority order: the first that covers an authorization funds it */
                         fundingSources: string[];
+                        /**
+                         * Format: int64
+                         * @description The largest amount one card transaction may authorize, in the smallest unit of the card's currency; omit it for no limit
+                         */
+                        maxSpendPerTransaction?: number;
                         /** @description The platform's own id for the card; generated when omitted */
                         platformCardId?: string;
                         /** @description Accepted for compatibility; the sandbox issuer has no static-password factor and does not keep it */
@@ -12749,6 +12787,8 @@ export interface paths {
                             id: string;
                             issuerRef: string;
                             last4: string;
+                            /** @description The largest amount one card transaction may authorize, in the smallest unit of the card's currency (exactly this amount is allowed); null: no limit */
+                            maxSpendPerTransaction: number | null;
                             platformCardId: string;
                             processorRef: string;
                             /** @enum {string} */
@@ -13124,6 +13164,8 @@ export interface paths {
                             id: string;
                             issuerRef: string;
                             last4: string;
+                            /** @description The largest amount one card transaction may authorize, in the smallest unit of the card's currency (exactly this amount is allowed); null: no limit */
+                            maxSpendPerTransaction: number | null;
                             platformCardId: string;
                             processorRef: string;
                             /** @enum {string} */
@@ -13327,8 +13369,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Freeze, unfreeze or close a card, or replace its funding sources (signed)
-         * @description state moves ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED; fundingSources replaces the ordered list. The first call answers 202 with payloadToSign; repeat it with Service-Wallet-Signature and Request-Id to apply it (200).
+         * Freeze, unfreeze or close a card, replace its funding sources, or set its per-transaction limit
+         * @description At least one of state, fundingSources, maxSpendPerTransaction. state moves ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED (anything else: 409 INVALID_STATE_TRANSITION; closing a CLOSED card: CARD_ALREADY_CLOSED; any other change to a CLOSED card: CARD_NOT_MUTABLE); fundingSources replaces the ordered list; maxSpendPerTransaction sets the limit, null clears it; CLOSED takes neither. The platform credential alone applies it (200). Service-Wallet-Signature and Request-Id are optional: when sent (the signed retry of a challenge issued before the 202 leg was retired) the signature must verify, else 401 and nothing changes.
          */
         patch: {
             parameters: {
@@ -13343,11 +13385,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
+            /** @description At least one of state, fundingSources, maxSpendPerTransaction; neither fundingSources nor maxSpendPerTransaction with state CLOSED */
             requestBody: {
                 content: {
                     "application/json": {
                         /** @description Internal account ids in priority order: the first that covers an authorization funds it */
                         fundingSources?: string[];
+                        /** @description Replaces the per-transaction limit: a positive amount sets it, null clears it, leaving it out keeps it */
+                        maxSpendPerTransaction?: number | null;
                         /** @enum {string} */
                         state?: "ACTIVE" | "FROZEN" | "CLOSED";
                     };
@@ -13375,6 +13420,8 @@ export interface paths {
                             id: string;
                             issuerRef: string;
                             last4: string;
+                            /** @description The largest amount one card transaction may authorize, in the smallest unit of the card's currency (exactly this amount is allowed); null: no limit */
+                            maxSpendPerTransaction: number | null;
                             platformCardId: string;
                             processorRef: string;
                             /** @enum {string} */
@@ -13382,21 +13429,6 @@ export interface paths {
                             stateReason: ("ISSUER_REJECTED" | "CLOSED_BY_PLATFORM" | "CLOSED_BY_SERVICE") | null;
                             /** Format: date-time */
                             updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            expiresAt: string;
-                            payloadToSign: string;
-                            requestId: string;
-                            type?: string;
                         };
                     };
                 };
@@ -13547,9 +13579,9 @@ export interface paths {
                 /**
                  * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
                  *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
-                 *     - `CARD_ALREADY_CLOSED`: The card is closed; nothing about it can change
-                 *     - `CARD_NOT_MUTABLE`: The card is still being provisioned (PENDING_KYC or PROCESSING)
-                 *     - `INVALID_STATE_TRANSITION`: Cards move ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED only
+                 *     - `CARD_ALREADY_CLOSED`: state CLOSED was asked of a card that is already CLOSED
+                 *     - `CARD_NOT_MUTABLE`: The card is CLOSED: its funding sources and limit can no longer change
+                 *     - `INVALID_STATE_TRANSITION`: Cards move ACTIVE <-> FROZEN and ACTIVE | FROZEN -> CLOSED only (CLOSED -> ACTIVE, PROCESSING -> FROZEN, ... are refused)
                  */
                 409: {
                     headers: {
@@ -14045,6 +14077,13 @@ export interface paths {
                                  */
                                 walletCurrency?: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
                             };
+                            endUserTermsConfig: {
+                                isConsentRequired: boolean;
+                                /** @description Versions that were current before; a consent may name one of them */
+                                previousVersions: string[];
+                                url: string;
+                                version: string;
+                            };
                             feeConfigs: {
                                 /** @enum {string} */
                                 feeType: "CROSS_CURRENCY_TRANSACTION";
@@ -14305,6 +14344,17 @@ export interface paths {
                              */
                             walletCurrency?: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
                         };
+                        endUserTermsConfig?: {
+                            /** @description When true, POST /quotes for a customer who has not accepted the current version answers 403 END_USER_TERMS_NOT_ACCEPTED; false by default */
+                            isConsentRequired?: boolean;
+                            /**
+                             * Format: uri
+                             * @description Where this version is hosted; PUBLIC_URL/legal/end-user-terms by default
+                             */
+                            url?: string;
+                            /** @description The current version; a change keeps the previous one in previousVersions (a consent may still name it, but it is not consent to the current one) */
+                            version?: string;
+                        };
                         feeConfigs?: {
                             /** @enum {string} */
                             feeType: "CROSS_CURRENCY_TRANSACTION";
@@ -14389,6 +14439,13 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 walletCurrency?: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
+                            };
+                            endUserTermsConfig: {
+                                isConsentRequired: boolean;
+                                /** @description Versions that were current before; a consent may name one of them */
+                                previousVersions: string[];
+                                url: string;
+                                version: string;
                             };
                             feeConfigs: {
                                 /** @enum {string} */
@@ -14748,7 +14805,7 @@ export interface paths {
                                     countriesOfOperation?: string[];
                                     /**
                                      * Format: country-code
-                                     * @description ISO 3166-1 alpha-2 code
+                                     * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
                                      */
                                     country?: string;
                                     doingBusinessAs?: string;
@@ -14763,6 +14820,8 @@ export interface paths {
                                     incorporatedOn?: string;
                                     legalName: string;
                                     naicsCode?: string;
+                                    primaryContactFirstName?: string;
+                                    primaryContactLastName?: string;
                                     /** @enum {string} */
                                     purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                                     purposeOfAccountOtherDescription?: string;
@@ -14772,15 +14831,23 @@ export interface paths {
                                     sourceOfFundsOtherDescription?: string;
                                     taxId?: string;
                                 };
+                                countryOfIssuance?: string;
                                 /** Format: date-time */
                                 createdAt: string;
                                 currencies: string[];
                                 customerType: string;
                                 email?: string;
+                                endUserTermsConsent?: {
+                                    acceptanceMethod: string;
+                                    acceptedAt: string;
+                                    ipAddress: string;
+                                    termsVersion: string;
+                                };
                                 expectedMonthlyTransactionCount?: string;
                                 expectedMonthlyTransactionVolume?: string;
                                 fullName?: string;
                                 id: string;
+                                idType?: string;
                                 isDeleted: boolean;
                                 kybStatus?: string;
                                 kycStatus?: string;
@@ -14791,8 +14858,9 @@ export interface paths {
                                 purposeOfAccountOtherDescription?: string;
                                 region?: string;
                                 sourceOfFundsOtherDescription?: string;
+                                /** @description The same as countryOfIssuance, under its earlier name */
                                 taxIdCountryOfIssuance?: string;
-                                taxIdentifier?: string;
+                                /** @description The same as idType, under its earlier name */
                                 taxIdType?: string;
                                 umaAddress: string;
                                 /** Format: date-time */
@@ -14991,7 +15059,7 @@ export interface paths {
                             countriesOfOperation?: string[];
                             /**
                              * Format: country-code
-                             * @description ISO 3166-1 alpha-2 code
+                             * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
                              */
                             country?: string;
                             doingBusinessAs?: string;
@@ -15003,10 +15071,15 @@ export interface paths {
                             /** @enum {string} */
                             expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                             expectedRecipientJurisdictions?: string[];
-                            /** Format: date */
-                            incorporatedOn: string;
+                            /**
+                             * Format: date
+                             * @description Without it the business is not decided at creation: it starts UNVERIFIED and its KYB runs through the hosted flow
+                             */
+                            incorporatedOn?: string;
                             legalName: string;
                             naicsCode?: string;
+                            primaryContactFirstName?: string;
+                            primaryContactLastName?: string;
                             /** @enum {string} */
                             purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                             purposeOfAccountOtherDescription?: string;
@@ -15016,16 +15089,35 @@ export interface paths {
                             sourceOfFundsOtherDescription?: string;
                             taxId: string;
                         };
+                        /**
+                         * Format: country-code
+                         * @description ISO 3166-1 alpha-2 code
+                         */
+                        countryOfIssuance?: string;
                         currencies?: ("USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC")[];
                         /** @enum {string} */
                         customerType: "INDIVIDUAL" | "BUSINESS";
                         /** Format: email */
                         email?: string;
+                        endUserTermsConsent?: {
+                            /** @enum {string} */
+                            acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
+                            /**
+                             * Format: date-time
+                             * @description When the customer accepted the terms
+                             */
+                            acceptedAt: string;
+                            /** @description IPv4 or IPv6 address of the device the customer accepted on */
+                            ipAddress: string;
+                            /** @description A version of the platform’s end-user terms (GET /customers/end-user-terms names the current one) */
+                            termsVersion: string;
+                        };
                         /** @enum {string} */
                         expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
                         /** @enum {string} */
                         expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                         fullName?: string;
+                        /** @description Write-only: never returned */
                         identifier?: string;
                         /** @enum {string} */
                         idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
@@ -15048,11 +15140,15 @@ export interface paths {
                         sourceOfFundsOtherDescription?: string;
                         /**
                          * Format: country-code
-                         * @description ISO 3166-1 alpha-2 code
+                         * @description The earlier name of countryOfIssuance
                          */
                         taxIdCountryOfIssuance?: string;
+                        /** @description The earlier name of identifier; write-only, never returned */
                         taxIdentifier?: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The earlier name of idType (either may be sent; both with different values are refused)
+                         * @enum {string}
+                         */
                         taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                         umaAddress?: string;
                     };
@@ -15085,7 +15181,7 @@ export interface paths {
                                 countriesOfOperation?: string[];
                                 /**
                                  * Format: country-code
-                                 * @description ISO 3166-1 alpha-2 code
+                                 * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
                                  */
                                 country?: string;
                                 doingBusinessAs?: string;
@@ -15100,6 +15196,8 @@ export interface paths {
                                 incorporatedOn?: string;
                                 legalName: string;
                                 naicsCode?: string;
+                                primaryContactFirstName?: string;
+                                primaryContactLastName?: string;
                                 /** @enum {string} */
                                 purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                                 purposeOfAccountOtherDescription?: string;
@@ -15109,15 +15207,23 @@ export interface paths {
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
                             };
+                            countryOfIssuance?: string;
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
                             customerType: string;
                             email?: string;
+                            endUserTermsConsent?: {
+                                acceptanceMethod: string;
+                                acceptedAt: string;
+                                ipAddress: string;
+                                termsVersion: string;
+                            };
                             expectedMonthlyTransactionCount?: string;
                             expectedMonthlyTransactionVolume?: string;
                             fullName?: string;
                             id: string;
+                            idType?: string;
                             isDeleted: boolean;
                             kybStatus?: string;
                             kycStatus?: string;
@@ -15128,8 +15234,9 @@ export interface paths {
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
+                            /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            taxIdentifier?: string;
+                            /** @description The same as idType, under its earlier name */
                             taxIdType?: string;
                             umaAddress: string;
                             /** Format: date-time */
@@ -15140,6 +15247,7 @@ export interface paths {
                 /**
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `END_USER_TERMS_VERSION_NOT_FOUND`: endUserTermsConsent.termsVersion is not a version of the platform’s end-user terms (GET /customers/end-user-terms names the current one)
                  */
                 400: {
                     headers: {
@@ -15148,7 +15256,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "END_USER_TERMS_VERSION_NOT_FOUND";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -15440,7 +15548,7 @@ export interface paths {
                                 countriesOfOperation?: string[];
                                 /**
                                  * Format: country-code
-                                 * @description ISO 3166-1 alpha-2 code
+                                 * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
                                  */
                                 country?: string;
                                 doingBusinessAs?: string;
@@ -15455,6 +15563,8 @@ export interface paths {
                                 incorporatedOn?: string;
                                 legalName: string;
                                 naicsCode?: string;
+                                primaryContactFirstName?: string;
+                                primaryContactLastName?: string;
                                 /** @enum {string} */
                                 purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                                 purposeOfAccountOtherDescription?: string;
@@ -15464,15 +15574,23 @@ export interface paths {
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
                             };
+                            countryOfIssuance?: string;
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
                             customerType: string;
                             email?: string;
+                            endUserTermsConsent?: {
+                                acceptanceMethod: string;
+                                acceptedAt: string;
+                                ipAddress: string;
+                                termsVersion: string;
+                            };
                             expectedMonthlyTransactionCount?: string;
                             expectedMonthlyTransactionVolume?: string;
                             fullName?: string;
                             id: string;
+                            idType?: string;
                             isDeleted: boolean;
                             kybStatus?: string;
                             kycStatus?: string;
@@ -15483,8 +15601,9 @@ export interface paths {
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
+                            /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            taxIdentifier?: string;
+                            /** @description The same as idType, under its earlier name */
                             taxIdType?: string;
                             umaAddress: string;
                             /** Format: date-time */
@@ -15748,7 +15867,7 @@ export interface paths {
                                 countriesOfOperation?: string[];
                                 /**
                                  * Format: country-code
-                                 * @description ISO 3166-1 alpha-2 code
+                                 * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
                                  */
                                 country?: string;
                                 doingBusinessAs?: string;
@@ -15763,6 +15882,8 @@ export interface paths {
                                 incorporatedOn?: string;
                                 legalName: string;
                                 naicsCode?: string;
+                                primaryContactFirstName?: string;
+                                primaryContactLastName?: string;
                                 /** @enum {string} */
                                 purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                                 purposeOfAccountOtherDescription?: string;
@@ -15772,15 +15893,23 @@ export interface paths {
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
                             };
+                            countryOfIssuance?: string;
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
                             customerType: string;
                             email?: string;
+                            endUserTermsConsent?: {
+                                acceptanceMethod: string;
+                                acceptedAt: string;
+                                ipAddress: string;
+                                termsVersion: string;
+                            };
                             expectedMonthlyTransactionCount?: string;
                             expectedMonthlyTransactionVolume?: string;
                             fullName?: string;
                             id: string;
+                            idType?: string;
                             isDeleted: boolean;
                             kybStatus?: string;
                             kycStatus?: string;
@@ -15791,8 +15920,9 @@ export interface paths {
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
+                            /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            taxIdentifier?: string;
+                            /** @description The same as idType, under its earlier name */
                             taxIdType?: string;
                             umaAddress: string;
                             /** Format: date-time */
@@ -16089,7 +16219,7 @@ export interface paths {
                             countriesOfOperation?: string[];
                             /**
                              * Format: country-code
-                             * @description ISO 3166-1 alpha-2 code
+                             * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
                              */
                             country?: string;
                             doingBusinessAs?: string;
@@ -16101,10 +16231,15 @@ export interface paths {
                             /** @enum {string} */
                             expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                             expectedRecipientJurisdictions?: string[];
-                            /** Format: date */
+                            /**
+                             * Format: date
+                             * @description Without it the business is not decided at creation: it starts UNVERIFIED and its KYB runs through the hosted flow
+                             */
                             incorporatedOn?: string;
                             legalName?: string;
                             naicsCode?: string;
+                            primaryContactFirstName?: string;
+                            primaryContactLastName?: string;
                             /** @enum {string} */
                             purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                             purposeOfAccountOtherDescription?: string;
@@ -16114,16 +16249,38 @@ export interface paths {
                             sourceOfFundsOtherDescription?: string;
                             taxId?: string;
                         };
+                        /**
+                         * Format: country-code
+                         * @description ISO 3166-1 alpha-2 code
+                         */
+                        countryOfIssuance?: string;
                         currencies?: ("USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC")[];
                         /** @enum {string} */
                         customerType: "INDIVIDUAL" | "BUSINESS";
                         /** Format: email */
                         email?: string;
+                        endUserTermsConsent?: {
+                            /** @enum {string} */
+                            acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
+                            /**
+                             * Format: date-time
+                             * @description When the customer accepted the terms
+                             */
+                            acceptedAt: string;
+                            /** @description IPv4 or IPv6 address of the device the customer accepted on */
+                            ipAddress: string;
+                            /** @description A version of the platform’s end-user terms (GET /customers/end-user-terms names the current one) */
+                            termsVersion: string;
+                        };
                         /** @enum {string} */
                         expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
                         /** @enum {string} */
                         expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                         fullName?: string;
+                        /** @description Write-only: never returned */
+                        identifier?: string;
+                        /** @enum {string} */
+                        idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                         /**
                          * Format: country-code
                          * @description ISO 3166-1 alpha-2 code
@@ -16137,11 +16294,15 @@ export interface paths {
                         sourceOfFundsOtherDescription?: string;
                         /**
                          * Format: country-code
-                         * @description ISO 3166-1 alpha-2 code
+                         * @description The earlier name of countryOfIssuance
                          */
                         taxIdCountryOfIssuance?: string;
+                        /** @description The earlier name of identifier; write-only, never returned */
                         taxIdentifier?: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The earlier name of idType (either may be sent; both with different values are refused)
+                         * @enum {string}
+                         */
                         taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                         umaAddress?: string;
                     };
@@ -16174,7 +16335,7 @@ export interface paths {
                                 countriesOfOperation?: string[];
                                 /**
                                  * Format: country-code
-                                 * @description ISO 3166-1 alpha-2 code
+                                 * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
                                  */
                                 country?: string;
                                 doingBusinessAs?: string;
@@ -16189,6 +16350,8 @@ export interface paths {
                                 incorporatedOn?: string;
                                 legalName: string;
                                 naicsCode?: string;
+                                primaryContactFirstName?: string;
+                                primaryContactLastName?: string;
                                 /** @enum {string} */
                                 purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                                 purposeOfAccountOtherDescription?: string;
@@ -16198,15 +16361,23 @@ export interface paths {
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
                             };
+                            countryOfIssuance?: string;
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
                             customerType: string;
                             email?: string;
+                            endUserTermsConsent?: {
+                                acceptanceMethod: string;
+                                acceptedAt: string;
+                                ipAddress: string;
+                                termsVersion: string;
+                            };
                             expectedMonthlyTransactionCount?: string;
                             expectedMonthlyTransactionVolume?: string;
                             fullName?: string;
                             id: string;
+                            idType?: string;
                             isDeleted: boolean;
                             kybStatus?: string;
                             kycStatus?: string;
@@ -16217,8 +16388,9 @@ export interface paths {
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
+                            /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            taxIdentifier?: string;
+                            /** @description The same as idType, under its earlier name */
                             taxIdType?: string;
                             umaAddress: string;
                             /** Format: date-time */
@@ -16244,6 +16416,7 @@ export interface paths {
                 /**
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `END_USER_TERMS_VERSION_NOT_FOUND`: endUserTermsConsent.termsVersion is not a version of the platform’s end-user terms (GET /customers/end-user-terms names the current one)
                  */
                 400: {
                     headers: {
@@ -16252,7 +16425,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "END_USER_TERMS_VERSION_NOT_FOUND";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -16914,6 +17087,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/end-user-terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the current end-user terms
+         * @description The current version of the platform's end-user terms and where it is hosted (PATCH /config endUserTermsConfig sets both). A customer's endUserTermsConsent names a version.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: uri
+                             * @description Where this version is hosted
+                             */
+                            url: string;
+                            /** @description The current version of the platform’s end-user terms */
+                            version: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/external-accounts": {
         parameters: {
             query?: never;
@@ -16958,6 +17331,7 @@ export interface paths {
                                 customerId?: string;
                                 defaultUmaDepositAccount?: boolean;
                                 id: string;
+                                ownershipType?: string;
                                 platformAccountId?: string;
                                 status: string;
                                 /** Format: date-time */
@@ -17139,7 +17513,7 @@ export interface paths {
                         accountInfo: {
                             accountNumber?: string;
                             /** @enum {string} */
-                            accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                            accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
                             address?: string;
                             /** @enum {string} */
                             bankAccountType?: "CHECKING" | "SAVINGS";
@@ -17173,9 +17547,11 @@ export interface paths {
                             } & (unknown & unknown);
                             branchCode?: string;
                             clabeNumber?: string;
+                            countries?: string[];
                             iban?: string;
                             ifsc?: string;
                             invoice?: string;
+                            paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             pixKey?: string;
                             /** @enum {string} */
                             pixKeyType?: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
@@ -17183,16 +17559,20 @@ export interface paths {
                             rail?: "UPI" | "NEFT" | "RTGS";
                             routingNumber?: string;
                             sortCode?: string;
+                            swiftBic?: string;
                             swiftCode?: string;
                             taxId?: string;
+                            vaspName?: string;
                             vpa?: string;
-                        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+                        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
                         /** @enum {string} */
                         currency: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
                         /** @description Customer:<uuid> */
                         customerId: string;
                         /** @default false */
                         defaultUmaDepositAccount?: boolean;
+                        /** @enum {string} */
+                        ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                         platformAccountId?: string;
                     };
                 };
@@ -17217,6 +17597,7 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
+                            ownershipType?: string;
                             platformAccountId?: string;
                             status: string;
                             /** Format: date-time */
@@ -17581,6 +17962,7 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
+                            ownershipType?: string;
                             platformAccountId?: string;
                             status: string;
                             /** Format: date-time */
@@ -18024,6 +18406,695 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/external-accounts/{externalAccountId}/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start proving ownership of one of a customer's self-custody wallets */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        method: "WALLET_SIGNATURE" | "LIVENESS";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            messageToSign?: string;
+                            /** @enum {string} */
+                            method: "WALLET_SIGNATURE" | "LIVENESS";
+                            /** Format: uri */
+                            verificationLink?: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `OWNERSHIP_VERIFICATION_NOT_APPLICABLE`): Ownership is proven only for a FIRST_PARTY self-custody wallet (a wallet type, no vaspName)
+                 *     - `CONFLICT` (reason `OWNERSHIP_ALREADY_VERIFIED`): The wallet's ownership is already proven (the account is ACTIVE)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "OWNERSHIP_VERIFICATION_NOT_APPLICABLE" | "OWNERSHIP_ALREADY_VERIFIED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/external-accounts/{externalAccountId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prove ownership of one of a customer's wallets with the signature of the challenge message */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        signature: string;
+                        /**
+                         * @default bip137
+                         * @enum {string}
+                         */
+                        signatureScheme?: "bip137" | "electrum";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accountInfo: {
+                                accountType: string;
+                                paymentRails?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            customerId?: string;
+                            defaultUmaDepositAccount?: boolean;
+                            id: string;
+                            ownershipType?: string;
+                            platformAccountId?: string;
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `WALLET_SIGNATURE_REJECTED`): The signature is not by the wallet over the challenge message: the account is now UNVERIFIED (start a new challenge)
+                 *     - `INVALID_INPUT` (reason `CHALLENGE_EXPIRED`): The challenge passed its expiresAt: the account is now UNVERIFIED (start a new challenge)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "WALLET_SIGNATURE_REJECTED" | "CHALLENGE_EXPIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `NO_SIGNATURE_CHALLENGE`): No WALLET_SIGNATURE challenge is open for the account: start one with POST .../challenge
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "NO_SIGNATURE_CHALLENGE";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/internal-accounts": {
         parameters: {
             query?: never;
@@ -18264,6 +19335,268 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/kyc-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Create a single-use hosted verification link (alias, older request shape)
+         * @description An alias of POST /customers/{customerId}/kyc-link for clients written against the older request shape, which passes the customer (and redirectUri) in the query. It does the same and answers the same body, with 200: each call issues a new single-use link. New clients should use the POST.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                    redirectUri?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            kycUrl: string;
+                            provider: string;
+                            token?: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/exchange-rates": {
         parameters: {
             query?: never;
@@ -18275,8 +19608,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Repeat to ask for several */
-                    destinationCurrency?: ("USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC")[];
+                    /** @description Repeat to ask for several, or give them in one comma-separated value (destinationCurrency=MXN,EUR), as today’s clients do */
+                    destinationCurrency?: (("USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC") | string)[];
                     /** @description Smallest unit of the source currency; prices receivingAmount and fees */
                     sendingAmount?: number;
                     sourceCurrency?: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
@@ -20096,6 +21429,7 @@ export interface paths {
                                 customerId?: string;
                                 defaultUmaDepositAccount?: boolean;
                                 id: string;
+                                ownershipType?: string;
                                 platformAccountId?: string;
                                 status: string;
                                 /** Format: date-time */
@@ -20277,7 +21611,7 @@ export interface paths {
                         accountInfo: {
                             accountNumber?: string;
                             /** @enum {string} */
-                            accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                            accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
                             address?: string;
                             /** @enum {string} */
                             bankAccountType?: "CHECKING" | "SAVINGS";
@@ -20311,9 +21645,11 @@ export interface paths {
                             } & (unknown & unknown);
                             branchCode?: string;
                             clabeNumber?: string;
+                            countries?: string[];
                             iban?: string;
                             ifsc?: string;
                             invoice?: string;
+                            paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             pixKey?: string;
                             /** @enum {string} */
                             pixKeyType?: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "RANDOM";
@@ -20321,12 +21657,16 @@ export interface paths {
                             rail?: "UPI" | "NEFT" | "RTGS";
                             routingNumber?: string;
                             sortCode?: string;
+                            swiftBic?: string;
                             swiftCode?: string;
                             taxId?: string;
+                            vaspName?: string;
                             vpa?: string;
-                        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+                        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
                         /** @enum {string} */
                         currency: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
+                        /** @enum {string} */
+                        ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                         platformAccountId?: string;
                     };
                 };
@@ -20351,6 +21691,7 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
+                            ownershipType?: string;
                             platformAccountId?: string;
                             status: string;
                             /** Format: date-time */
@@ -20655,6 +21996,7 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
+                            ownershipType?: string;
                             platformAccountId?: string;
                             status: string;
                             /** Format: date-time */
@@ -21098,6 +22440,695 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/platform/external-accounts/{externalAccountId}/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start proving ownership of one of the platform's own self-custody wallets */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        method: "WALLET_SIGNATURE" | "LIVENESS";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            expiresAt: string;
+                            messageToSign?: string;
+                            /** @enum {string} */
+                            method: "WALLET_SIGNATURE" | "LIVENESS";
+                            /** Format: uri */
+                            verificationLink?: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `OWNERSHIP_VERIFICATION_NOT_APPLICABLE`): Ownership is proven only for a FIRST_PARTY self-custody wallet (a wallet type, no vaspName)
+                 *     - `CONFLICT` (reason `OWNERSHIP_ALREADY_VERIFIED`): The wallet's ownership is already proven (the account is ACTIVE)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "OWNERSHIP_VERIFICATION_NOT_APPLICABLE" | "OWNERSHIP_ALREADY_VERIFIED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/external-accounts/{externalAccountId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prove ownership of one of the platform's own wallets with the signature of the challenge message */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        signature: string;
+                        /**
+                         * @default bip137
+                         * @enum {string}
+                         */
+                        signatureScheme?: "bip137" | "electrum";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accountInfo: {
+                                accountType: string;
+                                paymentRails?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            customerId?: string;
+                            defaultUmaDepositAccount?: boolean;
+                            id: string;
+                            ownershipType?: string;
+                            platformAccountId?: string;
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `WALLET_SIGNATURE_REJECTED`): The signature is not by the wallet over the challenge message: the account is now UNVERIFIED (start a new challenge)
+                 *     - `INVALID_INPUT` (reason `CHALLENGE_EXPIRED`): The challenge passed its expiresAt: the account is now UNVERIFIED (start a new challenge)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "WALLET_SIGNATURE_REJECTED" | "CHALLENGE_EXPIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `NO_SIGNATURE_CHALLENGE`): No WALLET_SIGNATURE challenge is open for the account: start one with POST .../challenge
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "NO_SIGNATURE_CHALLENGE";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/internal-accounts": {
         parameters: {
             query?: never;
@@ -21337,11 +23368,250 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the platform’s quotes (older API shape, kept as an alias)
+         * @description An alias kept for clients of an older version of the reference API, which listed quotes here; today’s reference has no quote list (a quote is read by id, and its payment through GET /transactions). Newest first; filters customerId and status (a PENDING quote past expiresAt counts as EXPIRED).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description Customer:<uuid> */
+                    customerId?: string;
+                    limit?: number;
+                    sortOrder?: "asc" | "desc";
+                    status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description?: string;
+                                destination: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Receiving-currency units per one sending-currency unit, applied to the amount after fees */
+                                exchangeRate: number;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** Format: int64 */
+                                feesIncluded: number;
+                                id: string;
+                                /** Format: int64 */
+                                lockedCurrencyAmount: number;
+                                /** @enum {string} */
+                                lockedCurrencySide: "SENDING" | "RECEIVING";
+                                paymentInstructions?: {
+                                    accountOrWalletInfo: {
+                                        accountType: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                    instructionsNotes?: string;
+                                    isPlatformAccount?: boolean;
+                                }[];
+                                /** Format: int64 */
+                                platformFeesIncluded: number;
+                                receivingCurrency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                                sendingCurrency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                                source: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                /** Format: int64 */
+                                totalReceivingAmount: number;
+                                /** Format: int64 */
+                                totalSendingAmount: number;
+                                transactionId: string;
+                            }[];
+                            hasMore: boolean;
+                            nextCursor?: string;
+                            totalCount?: number;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Lock an exchange rate and fees for a transfer
-         * @description The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in.
+         * @description The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in. platformFeeOverride replaces the platform’s configured fees for this quote (USD sources only; 400 otherwise). 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the service’s largest single payment; with immediatelyExecute, 429 DAILY_VOLUME_LIMIT_EXCEEDED past the daily volume limit.
          */
         post: {
             parameters: {
@@ -21370,6 +23640,21 @@ export interface paths {
                         /** @enum {string} */
                         lockedCurrencySide: "SENDING" | "RECEIVING";
                         lookupId?: string;
+                        /** @description Replaces the platform’s configured fees for this quote. Only when the source currency is USD; otherwise 400. */
+                        platformFeeOverride?: {
+                            /** @description Must be in the quote’s source currency (USD today) */
+                            platformFixedFee: {
+                                /**
+                                 * Format: int64
+                                 * @description Smallest unit of the source currency
+                                 */
+                                amount: number;
+                                /** @enum {string} */
+                                currency: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
+                            };
+                            /** @description Basis points of the total sent */
+                            platformVariableFeeBps: number;
+                        };
                         purposeOfPayment?: string;
                         remittanceInformation?: string;
                         senderCustomerInfo?: {
@@ -21454,6 +23739,7 @@ export interface paths {
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
                  *     - `INVALID_INPUT` (reason `WALLET_SIGNATURE_REQUIRED`): Money leaves an embedded wallet only through a quote executed with the wallet’s signature
+                 *     - `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED`: The destination is a self-custody wallet whose ownership is not proven yet (PENDING_OWNERSHIP_VERIFICATION or UNVERIFIED)
                  *     - `SELF_PAYMENT`: The source and the destination are the same account
                  *     - `INVALID_RECEIVER`: The other account may not take part: an internal account other than the platform's own, or another owner's external account
                  *     - `INVALID_CURRENCY` (reason `SAME_CURRENCY`): Both sides hold the same currency: a quote converts between currencies (use /transfer-out)
@@ -21463,6 +23749,7 @@ export interface paths {
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_NOT_ENABLED`): The platform has not enabled this currency for this direction (PATCH /config supportedCurrencies)
                  *     - `INVALID_AMOUNT`: The amount is zero or negative
                  *     - `AMOUNT_OUT_OF_RANGE`: The amount is outside the platform's minAmount and maxAmount for the currency
+                 *     - `TRANSACTION_SIZE_LIMIT_EXCEEDED`: The amount exceeds the largest single payment the service allows out of this currency
                  */
                 400: {
                     headers: {
@@ -21471,7 +23758,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT" | "TRANSACTION_SIZE_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -21528,6 +23815,7 @@ export interface paths {
                 /**
                  * @description - `FORBIDDEN`: The API token lacks the permission this request needs
                  *     - `USER_NOT_READY`: The customer whose money would move has not passed verification (kycStatus or kybStatus is not APPROVED)
+                 *     - `END_USER_TERMS_NOT_ACCEPTED`: The platform requires end-user terms and the paying customer has not accepted the current version (record it with endUserTermsConsent on PATCH /customers/{customerId})
                  */
                 403: {
                     headers: {
@@ -21536,7 +23824,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "USER_NOT_READY";
+                            code: "FORBIDDEN" | "USER_NOT_READY" | "END_USER_TERMS_NOT_ACCEPTED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -21716,6 +24004,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -22382,6 +24700,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -22782,10 +25130,16 @@ export interface paths {
                             };
                             direction: string;
                             exchangeRate?: number;
+                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
                             failureReason?: string;
                             /** Format: int64 */
                             fees?: number;
                             id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
                             platformCustomerId?: string;
                             /** Format: int64 */
                             platformFees?: number;
@@ -27090,7 +29444,7 @@ export interface paths {
                                 countriesOfOperation?: string[];
                                 /**
                                  * Format: country-code
-                                 * @description ISO 3166-1 alpha-2 code
+                                 * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
                                  */
                                 country?: string;
                                 doingBusinessAs?: string;
@@ -27105,6 +29459,8 @@ export interface paths {
                                 incorporatedOn?: string;
                                 legalName: string;
                                 naicsCode?: string;
+                                primaryContactFirstName?: string;
+                                primaryContactLastName?: string;
                                 /** @enum {string} */
                                 purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                                 purposeOfAccountOtherDescription?: string;
@@ -27114,15 +29470,23 @@ export interface paths {
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
                             };
+                            countryOfIssuance?: string;
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
                             customerType: string;
                             email?: string;
+                            endUserTermsConsent?: {
+                                acceptanceMethod: string;
+                                acceptedAt: string;
+                                ipAddress: string;
+                                termsVersion: string;
+                            };
                             expectedMonthlyTransactionCount?: string;
                             expectedMonthlyTransactionVolume?: string;
                             fullName?: string;
                             id: string;
+                            idType?: string;
                             isDeleted: boolean;
                             kybStatus?: string;
                             kycStatus?: string;
@@ -27133,8 +29497,9 @@ export interface paths {
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
+                            /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            taxIdentifier?: string;
+                            /** @description The same as idType, under its earlier name */
                             taxIdType?: string;
                             umaAddress: string;
                             /** Format: date-time */
@@ -27327,6 +29692,351 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/external-accounts/{externalAccountId}/liveness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Simulate the liveness check's verdict on a wallet's open LIVENESS challenge */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        result: "PASSED" | "FAILED";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accountInfo: {
+                                accountType: string;
+                                paymentRails?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            currency: string;
+                            customerId?: string;
+                            defaultUmaDepositAccount?: boolean;
+                            id: string;
+                            ownershipType?: string;
+                            platformAccountId?: string;
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `NO_LIVENESS_CHALLENGE`): No LIVENESS challenge is open for the account
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "NO_LIVENESS_CHALLENGE";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
                         };
                     };
                 };
@@ -27873,10 +30583,16 @@ export interface paths {
                             };
                             direction: string;
                             exchangeRate?: number;
+                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
                             failureReason?: string;
                             /** Format: int64 */
                             fees?: number;
                             id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
                             platformCustomerId?: string;
                             /** Format: int64 */
                             platformFees?: number;
@@ -28186,6 +30902,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -30564,10 +33310,16 @@ export interface paths {
                             };
                             direction: string;
                             exchangeRate?: number;
+                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
                             failureReason?: string;
                             /** Format: int64 */
                             fees?: number;
                             id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
                             platformCustomerId?: string;
                             /** Format: int64 */
                             platformFees?: number;
@@ -30960,10 +33712,16 @@ export interface paths {
                             };
                             direction: string;
                             exchangeRate?: number;
+                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
                             failureReason?: string;
                             /** Format: int64 */
                             fees?: number;
                             id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
                             platformCustomerId?: string;
                             /** Format: int64 */
                             platformFees?: number;
@@ -31683,10 +34441,16 @@ export interface paths {
                             };
                             direction: string;
                             exchangeRate?: number;
+                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
                             failureReason?: string;
                             /** Format: int64 */
                             fees?: number;
                             id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
                             platformCustomerId?: string;
                             /** Format: int64 */
                             platformFees?: number;
@@ -31745,6 +34509,7 @@ export interface paths {
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
                  *     - `INVALID_INPUT` (reason `WALLET_SIGNATURE_REQUIRED`): Money leaves an embedded wallet only through a quote executed with the wallet’s signature
+                 *     - `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED`: The destination is a self-custody wallet whose ownership is not proven yet (PENDING_OWNERSHIP_VERIFICATION or UNVERIFIED)
                  *     - `SELF_PAYMENT`: The source and the destination are the same account
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_MISMATCH`): The currency is not the one the account or quote holds
                  *     - `INVALID_RECEIVER`: The other account may not take part: an internal account other than the platform's own, or another owner's external account
@@ -31761,7 +34526,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_RECEIVER" | "INVALID_BANK_ACCOUNT" | "INVALID_AMOUNT" | "AMOUNT_OUT_OF_RANGE";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_RECEIVER" | "INVALID_BANK_ACCOUNT" | "INVALID_AMOUNT" | "AMOUNT_OUT_OF_RANGE";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -32128,9 +34893,9 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: int64
-                         * @description Smallest unit of the accounts’ currency
+                         * @description Smallest unit of the accounts’ currency. Optional (in both versions of the reference): without it, the source’s whole available balance is sent.
                          */
-                        amount: number;
+                        amount?: number;
                         description?: string;
                         destination: {
                             /** @description InternalAccount:<uuid> or ExternalAccount:<uuid> */
@@ -32163,10 +34928,16 @@ export interface paths {
                             };
                             direction: string;
                             exchangeRate?: number;
+                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
                             failureReason?: string;
                             /** Format: int64 */
                             fees?: number;
                             id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
                             platformCustomerId?: string;
                             /** Format: int64 */
                             platformFees?: number;
@@ -32225,6 +34996,7 @@ export interface paths {
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
                  *     - `INVALID_INPUT` (reason `WALLET_SIGNATURE_REQUIRED`): Money leaves an embedded wallet only through a quote executed with the wallet’s signature
+                 *     - `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED`: The destination is a self-custody wallet whose ownership is not proven yet (PENDING_OWNERSHIP_VERIFICATION or UNVERIFIED)
                  *     - `SELF_PAYMENT`: The source and the destination are the same account
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_MISMATCH`): The currency is not the one the account or quote holds
                  *     - `INVALID_RECEIVER`: The other account may not take part: an internal account other than the platform's own, or another owner's external account
@@ -32233,6 +35005,7 @@ export interface paths {
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_NOT_ENABLED`): The platform has not enabled this currency for this direction (PATCH /config supportedCurrencies)
                  *     - `INVALID_AMOUNT`: The amount is zero or negative
                  *     - `AMOUNT_OUT_OF_RANGE`: The amount is outside the platform's minAmount and maxAmount for the currency
+                 *     - `TRANSACTION_SIZE_LIMIT_EXCEEDED`: The amount exceeds the largest single payment the service allows out of this currency
                  */
                 400: {
                     headers: {
@@ -32241,7 +35014,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_RECEIVER" | "INVALID_BANK_ACCOUNT" | "INVALID_AMOUNT" | "AMOUNT_OUT_OF_RANGE";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_RECEIVER" | "INVALID_BANK_ACCOUNT" | "INVALID_AMOUNT" | "AMOUNT_OUT_OF_RANGE" | "TRANSACTION_SIZE_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -32488,6 +35261,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -32586,6 +35389,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/vasps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the exchanges and custodians a wallet can be held at (values of accountInfo.vaspName) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: uri */
+                                url?: string;
+                                vaspName: string;
+                            }[];
+                            hasMore: boolean;
+                            nextCursor?: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/events": {
         parameters: {
             query?: never;
@@ -32601,7 +35604,7 @@ export interface paths {
                     deliveryStatus?: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
                     limit?: number;
                     sortOrder?: "asc" | "desc";
-                    type?: "AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST";
+                    type?: "AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "EXTERNAL_ACCOUNT.STATUS_UPDATED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PENDING_AUTHORIZATION" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST";
                 };
                 header?: never;
                 path?: never;
@@ -33782,6 +36785,239 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a TEST event to the configured endpoint (older API shape, kept as an alias)
+         * @description An alias of POST /sandbox/webhooks/test for clients of an older version of the reference API, which served it here. Same answer, same errors; sandbox only.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response_body: string;
+                            response_status: number;
+                            url: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `WEBHOOK_ENDPOINT_NOT_SET`: The platform has no webhookEndpoint (PATCH /config)
+                 *     - `WEBHOOK_DELIVERY_ERROR`: The webhook endpoint did not answer the test event with a 2xx
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "WEBHOOK_ENDPOINT_NOT_SET" | "WEBHOOK_DELIVERY_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
                         };
                     };
                 };
