@@ -187,7 +187,11 @@ export const EXTENSIONS: readonly Extension[] = [
   { methods: ['POST'], path: '/sandbox/clock/advance', reason: 'sandbox: move the clock and run what became due' },
   { methods: ['POST'], path: '/sandbox/bank-transfers', reason: 'sandbox: simulate an incoming bank transfer' },
   { methods: ['POST'], path: '/sandbox/customers/{customerId}/kyc-decision', reason: 'sandbox: decide a KYC/KYB review without the hosted page' },
+  { methods: ['POST'], path: '/sandbox/external-accounts/{externalAccountId}/liveness', reason: 'sandbox: decide a LIVENESS ownership check (PASSED or FAILED) without the hosted page' },
   { methods: ['POST'], path: '/sandbox/wallets/{id}/demo-link', reason: 'sandbox: a link to the sandbox wallet page (passkey registration, login, a signed action)' },
+  { methods: ['GET'], path: '/customers/kyc-link', reason: 'older shape a generated client still calls (query customerId): an alias of POST /customers/{customerId}/kyc-link; neither document lists it' },
+  { methods: ['GET'], path: '/quotes', reason: 'older shape a generated client still calls: the platform’s quotes, paged like every list; neither document lists it' },
+  { methods: ['POST'], path: '/webhooks/test', reason: 'older shape a generated client still calls: an alias of POST /sandbox/webhooks/test; neither document lists it' },
   { methods: ['GET'], path: '/auth/bundle-signing-key', reason: 'the public key that signs OTP target and export bundles, for clients to pin (reference: Turnkey’s fixed production key)' },
   {
     methods: ['POST'],

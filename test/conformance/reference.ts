@@ -673,9 +673,14 @@ function forgiven(document: DocumentName, violation: Violation): boolean {
   );
 }
 
+/** The documents may name a path parameter differently ({id}, {cardId}): the same operation still. */
+function sameOperation(a: string, b: string): boolean {
+  const bare = (operation: string) => operation.replace(/\{[^}]*\}/g, '{}');
+  return bare(a) === bare(b);
+}
+
 /** One list of violations of both documents: a departure from each, the same way, is listed once as 'both'. */
 function merge(snapshot: Violation[], head: Violation[]): Violation[] {
-  // The documents may name a path parameter differently ({id}, {cardId}): the same operation still.
   const key = (v: Violation) => `${v.operation.replace(/\{[^}]*\}/g, '{}')}|${v.status}|${v.pointer}|${v.keyword}|${v.value ?? ''}`;
   const headKeys = new Set(head.map(key));
   const snapshotKeys = new Set(snapshot.map(key));
@@ -696,7 +701,9 @@ function merge(snapshot: Violation[], head: Violation[]): Violation[] {
 export function inspectResponse(sample: ResponseSample): { route: RouteMatch; violations: Violation[] } {
   const head = inspectAgainst('head', sample);
   const snapshot = inspectAgainst('snapshot', sample);
-  const onlyInHead = head.route.kind === 'reference' && snapshot.route.kind !== 'reference';
+  // Only today's document has the operation: no route in the snapshot, or one of its parametric
+  // routes swallowing a new static path (GET /customers/end-user-terms is not a customer id).
+  const onlyInHead = head.route.kind === 'reference' && (snapshot.route.kind !== 'reference' || !sameOperation(head.route.operation, snapshot.route.operation));
   const snapshotViolations = onlyInHead ? [] : snapshot.violations.filter((v) => !headAllows(v, sample) && !forgiven('snapshot', v));
   const headViolations = head.violations.filter((v) => !forgiven('head', v));
   return { route: onlyInHead ? head.route : snapshot.route, violations: merge(snapshotViolations, headViolations) };

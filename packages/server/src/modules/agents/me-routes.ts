@@ -7,6 +7,7 @@ import { conversionOutOfRange, noRateForCurrency } from '../../fx/errors.js';
 import { currencyMismatch } from '../../lib/currencies.js';
 import type { AccountService } from '../accounts/service.js';
 import { InternalAccountList } from '../accounts/schemas.js';
+import { LIMIT_ERRORS } from '../transfers/limits.js';
 import { endUserTermsNotAccepted, SPENDING_REFUSALS } from '../customers/errors.js';
 import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount, verificationRequired } from '../external-accounts/errors.js';
 import { ExternalAccount, ExternalAccountCreateRequest, ExternalAccountList, ExternalAccountParams } from '../external-accounts/schemas.js';
@@ -93,7 +94,7 @@ export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, exter
       ...me,
       schema: { tags, summary: 'Quote a conversion from one of the customer’s internal accounts (execute it with /agents/me/quotes/{id}/execute)', body: QuoteRequest, response: { 201: Quote } },
       status: 201,
-      errors: [...always, internalAccountNotFound, externalAccountNotFound, verificationRequired, selfPayment, invalidReceiver, sameCurrency, noRateForCurrency, conversionOutOfRange, ...SPENDING_REFUSALS, endUserTermsNotAccepted, notImplemented, ...AMOUNT_ERRORS],
+      errors: [...always, internalAccountNotFound, externalAccountNotFound, verificationRequired, selfPayment, invalidReceiver, sameCurrency, noRateForCurrency, conversionOutOfRange, ...SPENDING_REFUSALS, endUserTermsNotAccepted, notImplemented, ...AMOUNT_ERRORS, ...LIMIT_ERRORS],
     },
     async (uow, req) => {
       await agentActions.requirePermission(uow, 'CREATE_QUOTES');
@@ -121,7 +122,7 @@ export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, exter
     {
       ...me,
       schema: { tags, summary: 'Execute a quote, within the policy: at once, or as an action waiting for the platform’s approval', params: QuoteParams, response: { 200: AgentAction } },
-      errors: [...spending, quoteNotFound, quoteExpired, quoteAlreadyExecuted],
+      errors: [...spending, quoteNotFound, quoteExpired, quoteAlreadyExecuted, ...LIMIT_ERRORS],
     },
     (uow, req) => agentActions.executeQuote(uow, req.params.quoteId),
   );
@@ -136,7 +137,7 @@ export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, exter
         ...me,
         schema: { tags, summary: `${type === 'TRANSFER_OUT' ? 'Send from' : 'Pull into'} one of the customer’s internal accounts, within the policy`, body, response: { 201: AgentAction } },
         status: 201,
-        errors: [...spending, internalAccountNotFound, externalAccountNotFound, verificationRequired, invalidReceiver, selfPayment, currencyMismatch, externalAccountClosed, ...AMOUNT_ERRORS],
+        errors: [...spending, internalAccountNotFound, externalAccountNotFound, verificationRequired, invalidReceiver, selfPayment, currencyMismatch, externalAccountClosed, ...AMOUNT_ERRORS, ...LIMIT_ERRORS],
       },
       (uow, req) =>
         agentActions.transfer(uow, type, {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { httpApi, paymentFixtures } from '../../../../../test/payments-fixtures.js';
-import { checkDeclaredError } from '../../../../../test/declared-errors.js';
 import { sql } from 'kysely';
 import { listEvents } from '../../core/outbox.js';
 import { identificationUnderTodaysNames } from './migrations.js';
@@ -324,16 +323,9 @@ describe('business customers', () => {
   });
 });
 
-/**
- * The alias over a plain socket, without the conformance hook: it is no operation of either
- * reference document, and the hook would read its path as GET /customers/{customerId}.
- */
-async function alias<T>(who: TestPlatform, query: string): Promise<{ status: number; body: T; text: string }> {
-  const response = await fetch(`${t.baseUrl}/2025-10-13/customers/kyc-link${query}`, { headers: { authorization: who.authorization } });
-  const text = await response.text();
-  const body = JSON.parse(text) as T;
-  checkDeclaredError(t.routes, { method: 'GET', url: `/2025-10-13/customers/kyc-link${query}` }, { status: response.status, body });
-  return { status: response.status, body, text };
+/** The older-shape alias (conformance: EXTENSIONS in test/conformance/aliases.ts). */
+function alias<T>(who: TestPlatform, query: string) {
+  return t.api<T>(who, 'GET', `/customers/kyc-link${query}`);
 }
 
 describe('GET /customers/kyc-link (older-shape alias of POST /customers/{id}/kyc-link)', () => {

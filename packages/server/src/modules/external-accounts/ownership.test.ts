@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { paymentFixtures } from '../../../../../test/payments-fixtures.js';
 import type { ApiError, ExternalAccount, Quote } from '../../../../../test/wire-types.js';
-import { API_PREFIX } from '../../config.js';
 import { listEvents } from '../../core/outbox.js';
 import { usBankAccount } from './fixtures.js';
 
@@ -70,13 +69,9 @@ async function messageFor(owner: Owner, id: string): Promise<string> {
   return res.body.messageToSign!;
 }
 
-/**
- * The sandbox's liveness verdict. Sent past the harness's conformance hook, which does not know the
- * route yet (test/conformance/aliases.ts needs it among the sandbox extensions: the lead's file).
- */
-async function liveness(id: string, result: string, who: TestPlatform = p): Promise<{ status: number; body: ExternalAccount & ApiError }> {
-  const res = await t.app.inject({ method: 'POST', url: `${API_PREFIX}/sandbox/external-accounts/${id}/liveness`, payload: { result }, headers: { authorization: who.authorization } });
-  return { status: res.statusCode, body: res.json() };
+/** The sandbox's liveness verdict. */
+function liveness(id: string, result: string, who: TestPlatform = p) {
+  return t.api<ExternalAccount & ApiError>(who, 'POST', `/sandbox/external-accounts/${id}/liveness`, { result });
 }
 
 /** The statuses EXTERNAL_ACCOUNT.STATUS_UPDATED announced for an account, in order. */

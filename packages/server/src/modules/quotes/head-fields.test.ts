@@ -40,9 +40,9 @@ function quoteBody(sourceAccountId: string, destinationAccountId: string, extra:
  * Routes today's reference does not have (older shapes kept as aliases) are called past the
  * conformance hook, which knows only the reference's routes; everything else goes through t.api.
  */
-async function raw<T>(method: 'GET' | 'POST', path: string, who: TestPlatform = p): Promise<{ status: number; body: T }> {
-  const response = await t.app.inject({ method, url: `/2025-10-13${path}`, headers: { authorization: who.authorization } });
-  return { status: response.statusCode, body: response.json<T>() };
+/** The older-shape aliases (conformance: EXTENSIONS in test/conformance/aliases.ts). */
+function raw<T>(method: 'GET' | 'POST', path: string, who: TestPlatform = p) {
+  return t.api<T>(who, method, path);
 }
 
 describe('platformFeeOverride', () => {
