@@ -365,6 +365,9 @@ describe('GET /customers/kyc-link (older-shape alias of POST /customers/{id}/kyc
     const readOnly = await alias<ApiError>(viewer, `?customerId=${customer.body.id}`);
     expect(readOnly.status).toBe(403);
     expect(readOnly.body.code).toBe('FORBIDDEN');
+    // HEAD answers as GET would, and issues no link.
+    const head = await fetch(`${t.baseUrl}/2025-10-13/customers/kyc-link?customerId=${customer.body.id}`, { method: 'HEAD', headers: { authorization: t.platform.authorization } });
+    expect(head.status).toBe(200);
     const links = await t.database.db.selectFrom('kyc_links').select('id').where('customer_id', '=', customer.body.id as CustomerId).execute();
     expect(links).toHaveLength(0);
   });

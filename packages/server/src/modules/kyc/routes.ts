@@ -43,7 +43,8 @@ export function kycRoutes(r: Routes, { kyc }: { kyc: KycService }): void {
       permission: 'TRANSACT',
       errors: [customerNotFound, customerDeleted],
     },
-    (scope, req) => kyc.createLinkFor(scope, req.query.customerId, req.query.redirectUri),
+    // HEAD answers as GET does but issues no link (a HEAD changes nothing).
+    (scope, req) => kyc.createLinkFor(scope, req.query.customerId, req.query.redirectUri, req.method !== 'HEAD'),
   );
 }
 

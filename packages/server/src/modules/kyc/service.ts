@@ -65,11 +65,11 @@ export function createKycService(deps: {
   }
 
   /** Issues a single-use hosted verification link; only its hash is stored. */
-  async function createLink(uow: UnitOfWork, customerId: CustomerId, redirectUri: string | undefined): Promise<KycLinkView> {
+  async function createLink(uow: UnitOfWork, customerId: CustomerId, redirectUri: string | undefined, store = true): Promise<KycLinkView> {
     await customers.loadForUpdate(uow.tx, uow.platformId, customerId);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(uow.now.getTime() + deps.linkTtlSeconds * 1000);
-    await uow.tx
+    if (store) await uow.tx
       .insertInto('kyc_links')
       .values({
         id: newId('KycLink'),
@@ -88,9 +88,12 @@ export function createKycService(deps: {
     providerName: provider.name,
     createLink,
 
-    /** The same, for the older GET alias (a read route, so it opens its own unit of work). */
-    createLinkFor: (scope: Scope, customerId: CustomerId, redirectUri: string | undefined): Promise<KycLinkView> =>
-      runUnitOfWork(db, scope, (uow) => createLink(uow, customerId, redirectUri)),
+    /**
+     * The same, for the older GET alias (a read route, so it opens its own unit of work). `store:
+     * false` (a HEAD request) answers as a GET would and issues nothing: its link was never stored.
+     */
+    createLinkFor: (scope: Scope, customerId: CustomerId, redirectUri: string | undefined, store = true): Promise<KycLinkView> =>
+      runUnitOfWork(db, scope, (uow) => createLink(uow, customerId, redirectUri, store)),
 
     async open(token: string): Promise<HostedLinkState> {
       const link = await findLink(token);
