@@ -5946,6 +5946,7 @@ export interface paths {
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_NOT_ENABLED`): The platform has not enabled this currency for this direction (PATCH /config supportedCurrencies)
                  *     - `INVALID_AMOUNT`: The amount is zero or negative
                  *     - `AMOUNT_OUT_OF_RANGE`: The amount is outside the platform's minAmount and maxAmount for the currency
+                 *     - `TRANSACTION_SIZE_LIMIT_EXCEEDED`: The amount exceeds the largest single payment the service allows out of this currency
                  */
                 400: {
                     headers: {
@@ -5954,7 +5955,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT" | "TRANSACTION_SIZE_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -6203,6 +6204,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -6692,6 +6723,7 @@ export interface paths {
                  * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
                  *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
                  *     - `INVALID_AMOUNT` (reason `INSUFFICIENT_FUNDS`): The source account does not hold enough available funds
+                 *     - `TRANSACTION_SIZE_LIMIT_EXCEEDED`: The amount exceeds the largest single payment the service allows out of this currency
                  */
                 400: {
                     headers: {
@@ -6700,7 +6732,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "TRANSACTION_SIZE_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -6890,6 +6922,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 410;
+                        };
+                    };
+                };
+                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -7535,6 +7597,7 @@ export interface paths {
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_NOT_ENABLED`): The platform has not enabled this currency for this direction (PATCH /config supportedCurrencies)
                  *     - `INVALID_AMOUNT`: The amount is zero or negative
                  *     - `AMOUNT_OUT_OF_RANGE`: The amount is outside the platform's minAmount and maxAmount for the currency
+                 *     - `TRANSACTION_SIZE_LIMIT_EXCEEDED`: The amount exceeds the largest single payment the service allows out of this currency
                  */
                 400: {
                     headers: {
@@ -7543,7 +7606,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_RECEIVER" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_BANK_ACCOUNT" | "AMOUNT_OUT_OF_RANGE";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_RECEIVER" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_BANK_ACCOUNT" | "AMOUNT_OUT_OF_RANGE" | "TRANSACTION_SIZE_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -7796,6 +7859,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -8003,6 +8096,7 @@ export interface paths {
                  *     - `INVALID_CURRENCY` (reason `CURRENCY_NOT_ENABLED`): The platform has not enabled this currency for this direction (PATCH /config supportedCurrencies)
                  *     - `INVALID_AMOUNT`: The amount is zero or negative
                  *     - `AMOUNT_OUT_OF_RANGE`: The amount is outside the platform's minAmount and maxAmount for the currency
+                 *     - `TRANSACTION_SIZE_LIMIT_EXCEEDED`: The amount exceeds the largest single payment the service allows out of this currency
                  */
                 400: {
                     headers: {
@@ -8011,7 +8105,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_RECEIVER" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_BANK_ACCOUNT" | "AMOUNT_OUT_OF_RANGE";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "INVALID_RECEIVER" | "SELF_PAYMENT" | "INVALID_CURRENCY" | "INVALID_BANK_ACCOUNT" | "AMOUNT_OUT_OF_RANGE" | "TRANSACTION_SIZE_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -8264,6 +8358,36 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
