@@ -79,9 +79,14 @@ export function createPricing(deps: PricingDeps) {
   return {
     terms,
 
-    /** Refuses with AMOUNT_OUT_OF_RANGE an amount too small (or too large) to convert. */
-    async price(executor: Executor, platformId: PlatformId, input: PriceInput): Promise<Priced> {
-      const t = await terms(executor, platformId, input);
+    /**
+     * Refuses with AMOUNT_OUT_OF_RANGE an amount too small (or too large) to convert. A
+     * `platformFee` given replaces the platform's configured schedule for this price only (a
+     * quote's platformFeeOverride); the rate and the service's fee stay.
+     */
+    async price(executor: Executor, platformId: PlatformId, input: PriceInput, platformFee?: FeeSchedule): Promise<Priced> {
+      const configured = await terms(executor, platformId, input);
+      const t = platformFee ? { ...configured, platformFee, fixedFees: configured.serviceFee.fixed + platformFee.fixed } : configured;
       const amounts = quoteAmounts({
         lockedSide: input.lockedSide,
         lockedAmount: input.lockedAmount,

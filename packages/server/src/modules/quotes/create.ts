@@ -14,7 +14,7 @@ import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import type { TransactionView } from '../transactions/service.js';
 import { notTheSourceOwner, sameCurrency } from './errors.js';
 import { EXPIRE_JOB, QUOTE } from './lifecycle.js';
-import { priceWithOverride } from './fee-override.js';
+import { overrideSchedule } from './fee-override.js';
 import { quoteRepo } from './repo.js';
 import type { QuoteRequest, QuoteServiceDeps } from './service.js';
 import { quoteView, type QuoteRow, type QuoteView } from './view.js';
@@ -122,9 +122,8 @@ async function priceQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: Quot
   const lockedAmount = BigInt(request.lockedCurrencyAmount);
   if (lockedAmount <= 0n) throw amountNotPositive('lockedCurrencyAmount');
   const priceInput = { sendingCurrency: source.currency, receivingCurrency: destination.currency, lockedSide, lockedAmount, at: uow.now };
-  const priced = request.platformFeeOverride
-    ? await priceWithOverride(deps.pricing, uow.tx, uow.platformId, priceInput, request.platformFeeOverride)
-    : await deps.pricing.price(uow.tx, uow.platformId, priceInput);
+  const override = request.platformFeeOverride ? overrideSchedule(request.platformFeeOverride, source.currency) : undefined;
+  const priced = await deps.pricing.price(uow.tx, uow.platformId, priceInput, override);
   const amounts = priced.amounts;
   await deps.platforms.checkAmount(uow.tx, uow.platformId, source.currency, amounts.totalSending, 'OUTGOING', lockedSide === 'SENDING' ? 'lockedCurrencyAmount' : 'totalSendingAmount');
   await deps.platforms.checkAmount(

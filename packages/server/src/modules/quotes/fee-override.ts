@@ -1,9 +1,5 @@
-import type { PlatformId } from '../../core/ids.js';
 import { invalidInput } from '../../core/errors.js';
-import type { Executor } from '../../db/schema.js';
-import { quoteAmounts, type LockedSide } from '../../fx/conversion.js';
-import type { Pricing, Priced } from '../../fx/pricing.js';
-import { requireCurrency } from '../../lib/currencies.js';
+import type { FeeSchedule } from '../../fx/conversion.js';
 
 /** Today's `platformFeeOverride`: the platform's fee for this one quote, instead of its feeConfigs. */
 export interface PlatformFeeOverride {
@@ -29,28 +25,8 @@ export function checkFeeOverride(override: PlatformFeeOverride, sendingCurrency:
   if (errors.length > 0) throw invalidInput(errors, 'platformFeeOverride cannot be applied to this quote');
 }
 
-/**
- * Prices a quote with the override in place of the platform's configured fee: the same rate and
- * service fee as any quote (pricing.terms), only the platform's schedule replaced.
- */
-export async function priceWithOverride(
-  pricing: Pricing,
-  executor: Executor,
-  platformId: PlatformId,
-  input: { sendingCurrency: string; receivingCurrency: string; lockedSide: LockedSide; lockedAmount: bigint; at: Date },
-  override: PlatformFeeOverride,
-): Promise<Priced> {
-  checkFeeOverride(override, input.sendingCurrency);
-  const terms = await pricing.terms(executor, platformId, input);
-  const platformFee = { fixed: BigInt(override.platformFixedFee.amount), bps: override.platformVariableFeeBps };
-  const amounts = quoteAmounts({
-    lockedSide: input.lockedSide,
-    lockedAmount: input.lockedAmount,
-    rate: terms.rate,
-    sendingDecimals: requireCurrency(input.sendingCurrency).decimals,
-    receivingDecimals: requireCurrency(input.receivingCurrency).decimals,
-    serviceFee: terms.serviceFee,
-    platformFee,
-  });
-  return { rate: terms.rate, mid: terms.mid, rateUpdatedAt: terms.rateUpdatedAt, amounts, fixedFees: terms.serviceFee.fixed + platformFee.fixed };
+/** The platform fee schedule an accepted override stands for (refused first if not accepted). */
+export function overrideSchedule(override: PlatformFeeOverride, sendingCurrency: string): FeeSchedule {
+  checkFeeOverride(override, sendingCurrency);
+  return { fixed: BigInt(override.platformFixedFee.amount), bps: override.platformVariableFeeBps };
 }
