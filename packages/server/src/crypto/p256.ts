@@ -62,6 +62,17 @@ export function isUncompressedPublicKeyHex(hex: string): boolean {
   }
 }
 
+/** A compressed (02/03 + X) or uncompressed (04 + X + Y) SEC1 public key in hex that is a point of P-256. */
+export function isPublicKeyHex(hex: string): boolean {
+  if (!/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(hex)) return false;
+  try {
+    compressPublicKey(hex);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function scalarBytes(scalar: Uint8Array | string): Buffer {
   const bytes = typeof scalar === 'string' ? hexToBytes(scalar) : Buffer.from(scalar);
   if (bytes.length !== 32) throw new InvalidKeyError('expected a 32-byte P-256 scalar');

@@ -14,7 +14,7 @@ const OVERRIDABLE = new Set(['USD']);
  * Refuses an override the reference does not accept: a source other than USD, or a fixed fee in a
  * currency other than the source's. Every broken rule is reported at once.
  */
-export function checkFeeOverride(override: PlatformFeeOverride, sendingCurrency: string): void {
+function checkFeeOverride(override: PlatformFeeOverride, sendingCurrency: string): void {
   const errors = [];
   if (!OVERRIDABLE.has(sendingCurrency)) {
     errors.push({ field: 'platformFeeOverride', message: `platformFeeOverride is only supported when the source currency is USD (it is ${sendingCurrency})` });

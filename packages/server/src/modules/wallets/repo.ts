@@ -5,7 +5,7 @@ import type { AuthCredentialsTable, AuthSessionsTable, WalletsTable } from './ta
 import { internalAccountNotFound } from '../../ledger/errors.js';
 import { credentialNotFound, notAWallet } from './errors.js';
 import { invalidInput } from '../../core/errors.js';
-import { compressPublicKey, InvalidKeyError, isUncompressedPublicKeyHex } from '../../crypto/p256.js';
+import { isPublicKeyHex, isUncompressedPublicKeyHex } from '../../crypto/p256.js';
 import { isInternalAccount } from '../../ledger/queries.js';
 
 export type CredentialRow = Selectable<AuthCredentialsTable>;
@@ -67,16 +67,7 @@ export const SESSION_CLIENT_KEY_PATTERN = '^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{
  * uncompressed, and a point of the curve (the schema checks only its shape), or 400. Lowercased.
  */
 export function requireSessionClientKey(value: string, field = 'clientPublicKey'): string {
-  let onCurve = new RegExp(SESSION_CLIENT_KEY_PATTERN).test(value);
-  if (onCurve) {
-    try {
-      compressPublicKey(value);
-    } catch (error) {
-      if (!(error instanceof InvalidKeyError)) throw error;
-      onCurve = false;
-    }
-  }
-  if (!onCurve) throw invalidInput([{ field, constraint: { pattern: SESSION_CLIENT_KEY_PATTERN }, message: 'must be a compressed or uncompressed P-256 public key (a point of the curve), hex' }]);
+  if (!isPublicKeyHex(value)) throw invalidInput([{ field, constraint: { pattern: SESSION_CLIENT_KEY_PATTERN }, message: 'must be a compressed or uncompressed P-256 public key (a point of the curve), hex' }]);
   return value.toLowerCase();
 }
 

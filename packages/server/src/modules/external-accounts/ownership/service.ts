@@ -66,7 +66,7 @@ function chainOf(row: ExternalAccountRow): ProofChain | undefined {
 }
 
 /** The message a wallet signs: who asks, for which account and address, a nonce and until when. */
-export function ownershipMessage(row: ExternalAccountRow, nonce: string, expiresAt: Date): string {
+function ownershipMessage(row: ExternalAccountRow, nonce: string, expiresAt: Date): string {
   return [
     'Wallet ownership verification',
     '',
