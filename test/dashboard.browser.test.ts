@@ -25,6 +25,9 @@ if (!haveChromium) process.stderr.write(`\ndashboard.browser.test.ts: SKIPPED, n
 // git-ignored folder, so a test run leaves the working tree clean.
 const SHOTS = fileURLToPath(new URL(process.env.UPDATE_DASHBOARD_SCREENSHOTS === '1' ? '../docs/dashboard/' : '../test-results/dashboard/', import.meta.url));
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+// A page waits longer than Playwright's 30 s default: on a 2-core CI machine running the suites'
+// other files beside Chromium, a draw has been seen to take that long.
+const PAGE_TIMEOUT = 50_000;
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 type Api = ReturnType<typeof httpApi>;
@@ -101,6 +104,14 @@ async function signIn(page: Page, base: string, who: TestPlatform): Promise<void
   await page.fill('#signin-id', who.clientId);
   await page.fill('#signin-secret', who.clientSecret);
   await page.click('#signin-submit');
+  // Either the first page is drawn or the sign-in form shows the API's refusal: fail at once with
+  // that refusal rather than waiting out the timeout without saying why.
+  await page.waitForFunction(() => {
+    const view = document.getElementById('view')!;
+    return document.getElementById('signin-error')!.childElementCount > 0 || (view.dataset.route === '#/customers' && Number(view.dataset.drawn ?? 0) > 0);
+  });
+  const refusal = await page.innerText('#signin-error');
+  expect(refusal, 'the sign-in form shows no error').toBe('');
   await drawn(page, '#/customers');
 }
 
@@ -147,6 +158,7 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(PAGE_TIMEOUT);
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('request', (request) => {
       if (request.method() !== 'GET' && request.url().includes('/2025-10-13/')) changes.push({ method: request.method(), url: request.url(), key: request.headers()['idempotency-key'] });
@@ -488,6 +500,7 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
   it('a token’s permissions apply in the page: a VIEW token reads, and a change shows the API’s 403', async () => {
     const viewer = await t.newToken(t.platform, ['VIEW']);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(PAGE_TIMEOUT);
     const other = await context.newPage();
     await signIn(other, t.baseUrl!, viewer);
     await open(other, '#/sandbox');
@@ -536,6 +549,7 @@ describe.skipIf(!haveChromium)('the dashboard of a production service', () => {
   it('loads, reads the API, and offers no sandbox controls', async () => {
     const customer = ok(await httpApi(t)<Customer>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Prod Person', platformCustomerId: 'prod-1' }));
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(PAGE_TIMEOUT);
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await signIn(page, t.baseUrl!, t.platform);
