@@ -26,7 +26,7 @@ const tableOwnership = Object.keys(tableOwners().modules).map((name) => ({
  * type information from tsconfig.json. `npm run lint`; CI runs it after the typecheck.
  */
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'packages/client/src/generated/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'packages/client/src/generated/**', 'packages/client/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

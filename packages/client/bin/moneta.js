@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// The `moneta` CLI: registers tsx to run the TypeScript sources, then starts src/cli/main.ts.
-import { register } from 'tsx/esm/api';
+// The `moneta` CLI. In this repository it runs the TypeScript sources through tsx; an installed
+// package (npm pack / npm install) has no sources and runs the compiled dist/ instead.
+import { existsSync } from 'node:fs';
+import { URL } from 'node:url';
 
-register();
-await import('../src/cli/main.ts');
+const source = new URL('../src/cli/main.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import('../dist/cli/main.js');
+}
