@@ -61,25 +61,25 @@ afterAll(async () => {
 describe('the SDK walk-through', () => {
   it('creates a customer, funds the account, quotes and executes a payout, and verifies the webhooks it caused', async () => {
     const { data: config } = await moneta.PATCH('/config', { body: { webhookEndpoint: receiver.url } });
-    const signingKey = config!.webhookSigningPublicKey!;
+    const signingKey = config.webhookSigningPublicKey!;
     await t.container.webhooks.runDue(); // the greeting TEST event
     receiver.received.length = 0;
 
     const { data: customer } = await moneta.POST('/customers', {
       body: { customerType: 'INDIVIDUAL', platformCustomerId: 'sdk-walk', fullName: 'Ada Lovelace', email: 'ada@example.com', region: 'US', currencies: ['USD'] },
     });
-    expect(customer!.kycStatus).toBe('APPROVED');
-    const { data: accounts } = await moneta.GET('/internal-account', { params: { query: { customerId: customer!.id } } });
-    const usd = accounts!.data.find((a) => a.balance.currency.code === 'USD')!;
+    expect(customer.kycStatus).toBe('APPROVED');
+    const { data: accounts } = await moneta.GET('/internal-account', { params: { query: { customerId: customer.id } } });
+    const usd = accounts.data.find((a) => a.balance.currency.code === 'USD')!;
     expect(usd.balance.amount).toBe(0);
 
     await moneta.POST('/sandbox/internal-accounts/{accountId}/fund', { params: { path: { accountId: usd.id } }, body: { amount: 100_000 } });
     const { data: funded } = await moneta.GET('/internal-accounts/{accountId}', { params: { path: { accountId: usd.id } } });
-    expect(funded!.balance.amount).toBe(100_000);
+    expect(funded.balance.amount).toBe(100_000);
 
     const { data: external } = await moneta.POST('/customers/external-accounts', {
       body: {
-        customerId: customer!.id,
+        customerId: customer.id,
         currency: 'MXN',
         accountInfo: { accountType: 'CLABE', clabeNumber: '032180000118359719', bankName: 'BBVA', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'María López' } },
       },
@@ -87,17 +87,17 @@ describe('the SDK walk-through', () => {
     const { data: quote } = await moneta.POST('/quotes', {
       body: {
         source: { sourceType: 'ACCOUNT', accountId: usd.id },
-        destination: { destinationType: 'ACCOUNT', accountId: external!.id },
+        destination: { destinationType: 'ACCOUNT', accountId: external.id },
         lockedCurrencySide: 'SENDING',
         lockedCurrencyAmount: 10_000,
         description: 'SDK walk-through',
       },
     });
-    const quoteId = quote!.id;
+    const quoteId = quote.id;
     const { data: executed } = await moneta.POST('/quotes/{quoteId}/execute', { params: { path: { quoteId } } });
-    expect(executed!.status).toBe('PROCESSING');
+    expect(executed.status).toBe('PROCESSING');
     const { data: after } = await moneta.GET('/internal-accounts/{accountId}', { params: { path: { accountId: usd.id } } });
-    expect(after!.balance.amount).toBe(100_000 - quote!.totalSendingAmount);
+    expect(after.balance.amount).toBe(100_000 - quote.totalSendingAmount);
 
     await t.container.webhooks.runDue();
     expect(receiver.received.length).toBeGreaterThan(0);
@@ -116,11 +116,11 @@ describe('the SDK walk-through', () => {
     const body = { customerType: 'INDIVIDUAL', platformCustomerId: 'sdk-idem', fullName: 'Idem Potent', region: 'US' } as const;
     const first = await moneta.POST('/customers', { body, headers: { 'Idempotency-Key': 'sdk-idem-1' } });
     const again = await moneta.POST('/customers', { body, headers: { 'Idempotency-Key': 'sdk-idem-1' } });
-    expect(again.data!.id).toBe(first.data!.id);
+    expect(again.data.id).toBe(first.data.id);
     expect(again.response.headers.get('idempotent-replayed')).toBe('true');
     // Without a key of its own each call gets a fresh one: a second customer with another id is refused as a duplicate, not replayed.
     const other = await moneta.POST('/customers', { body: { ...body, platformCustomerId: 'sdk-idem-2' } });
-    expect(other.data!.id).not.toBe(first.data!.id);
+    expect(other.data.id).not.toBe(first.data.id);
     expect(other.response.headers.get('idempotent-replayed')).toBeNull();
   });
 });
@@ -146,8 +146,8 @@ describe('typed errors', () => {
   it('gives up at once on a Retry-After beyond its longest wait, saying how long the server asked for', async () => {
     await moneta.PATCH('/config', { body: { embeddedWalletConfig: { appName: 'SDK wallets' } } });
     const { data: customer } = await moneta.POST('/customers', { body: { customerType: 'INDIVIDUAL', platformCustomerId: 'sdk-otp-rate', fullName: 'Rate Limited', email: 'rate@example.com', region: 'US' } });
-    const { data: credentials } = await moneta.GET('/auth/credentials', { params: { query: { accountId: await walletOf(customer!.id) } } });
-    const credentialId = credentials!.data[0]!.id;
+    const { data: credentials } = await moneta.GET('/auth/credentials', { params: { query: { accountId: await walletOf(customer.id) } } });
+    const credentialId = credentials.data[0]!.id;
     await moneta.POST('/auth/credentials/{id}/challenge', { params: { path: { id: credentialId } }, body: {} });
     const impatient = createMonetaClient({ baseUrl: t.baseUrl!, tokenId: t.platform.clientId, clientSecret: t.platform.clientSecret, fetch: checkedFetch, retry: { maxDelayMs: 1000 } });
     const limited = await impatient.POST('/auth/credentials/{id}/challenge', { params: { path: { id: credentialId } }, body: {} }).catch((e: unknown) => e);
@@ -228,33 +228,33 @@ describe('retries', () => {
 
 async function walletOf(customerId: string): Promise<string> {
   const { data } = await moneta.GET('/internal-account', { params: { query: { customerId, type: 'EMBEDDED_WALLET' } } });
-  return data!.data[0]!.id;
+  return data.data[0]!.id;
 }
 
 describe('wallet helpers against the server', () => {
   it('logs in with an emailed code, signs a 202 challenge with the session key, and opens the exported secret', async () => {
     await moneta.PATCH('/config', { body: { embeddedWalletConfig: { appName: 'SDK wallets' } } });
     const { data: customer } = await moneta.POST('/customers', { body: { customerType: 'INDIVIDUAL', platformCustomerId: 'sdk-wallet', fullName: 'Wally Wallet', email: 'wally@example.com', region: 'US' } });
-    const walletId = await walletOf(customer!.id);
+    const walletId = await walletOf(customer.id);
     const { data: credentials } = await moneta.GET('/auth/credentials', { params: { query: { accountId: walletId } } });
-    const credentialId = credentials!.data.find((c) => c.type === 'EMAIL_OTP')!.id;
+    const credentialId = credentials.data.find((c) => c.type === 'EMAIL_OTP')!.id;
 
     const { data: signer } = await moneta.GET('/auth/bundle-signing-key');
     const targetBundle = await sendOtpChallenge(moneta, credentialId);
     // A wrong code is refused with its code, and no session opens; the right one then does.
-    const wrong = await verifyOtp(moneta, credentialId, targetBundle, { code: '999999', bundleSigningKey: signer!.publicKey }).catch((e: unknown) => e);
+    const wrong = await verifyOtp(moneta, credentialId, targetBundle, { code: '999999', bundleSigningKey: signer.publicKey }).catch((e: unknown) => e);
     expect(isMonetaApiError(wrong)).toBe(true);
-    const session = await verifyOtp(moneta, credentialId, targetBundle, { code: '000000', bundleSigningKey: signer!.publicKey });
+    const session = await verifyOtp(moneta, credentialId, targetBundle, { code: '000000', bundleSigningKey: signer.publicKey });
     expect(session.sessionId).toMatch(/^Session:/);
     const { data: sessions } = await moneta.GET('/auth/sessions', { params: { query: { accountId: walletId } } });
-    expect(sessions!.data.map((s) => s.id)).toContain(session.sessionId);
+    expect(sessions.data.map((s) => s.id)).toContain(session.sessionId);
     // otpLogin does both legs in one call (here for a second wallet, whose code may be sent now).
     const { data: second } = await moneta.POST('/customers', { body: { customerType: 'INDIVIDUAL', platformCustomerId: 'sdk-wallet-2', fullName: 'Wanda Wallet', email: 'wanda@example.com', region: 'US' } });
-    const secondWallet = await walletOf(second!.id);
+    const secondWallet = await walletOf(second.id);
     const { data: secondCredentials } = await moneta.GET('/auth/credentials', { params: { query: { accountId: secondWallet } } });
-    const secondSession = await otpLogin(moneta, secondCredentials!.data[0]!.id, { code: '000000' });
+    const secondSession = await otpLogin(moneta, secondCredentials.data[0]!.id, { code: '000000' });
     const { data: secondSessions } = await moneta.GET('/auth/sessions', { params: { query: { accountId: secondWallet } } });
-    expect(secondSessions!.data.map((s) => s.id)).toEqual([secondSession.sessionId]);
+    expect(secondSessions.data.map((s) => s.id)).toEqual([secondSession.sessionId]);
     // A bundle from someone else than the pinned signer is refused before anything is sent.
     await expect(verifyOtp(moneta, credentialId, targetBundle, { code: '000000', bundleSigningKey: generateKeyPair().publicKey })).rejects.toThrow(/another key/);
 
@@ -270,14 +270,14 @@ describe('wallet helpers against the server', () => {
     });
     expect(signed.response.status).toBe(200);
     const bundle = (signed.data as { encryptedWalletCredentials: string }).encryptedWalletCredentials;
-    const secret = await decryptExportBundle(bundle, exportKey.privateKey, signer!.publicKey);
+    const secret = await decryptExportBundle(bundle, exportKey.privateKey, signer.publicKey);
     // The same secret Turnkey's own client library opens.
     expect(secret).toBe(
-      await turnkeyDecryptExportBundle({ exportBundle: bundle, embeddedKey: exportKey.privateKey, organizationId: walletId, dangerouslyOverrideSignerPublicKey: signer!.publicKey, keyFormat: 'HEXADECIMAL', returnMnemonic: false }),
+      await turnkeyDecryptExportBundle({ exportBundle: bundle, embeddedKey: exportKey.privateKey, organizationId: walletId, dangerouslyOverrideSignerPublicKey: signer.publicKey, keyFormat: 'HEXADECIMAL', returnMnemonic: false }),
     );
     // The bundle does not open with another key, nor under another pinned signer.
     const other = generateKeyPair();
-    await expect(decryptExportBundle(bundle, other.privateKey, signer!.publicKey)).rejects.toThrow(/does not open/);
+    await expect(decryptExportBundle(bundle, other.privateKey, signer.publicKey)).rejects.toThrow(/does not open/);
     await expect(decryptExportBundle(bundle, exportKey.privateKey, other.publicKey)).rejects.toThrow(/another key/);
   });
 });

@@ -1,4 +1,4 @@
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
 import type { paths } from './generated/schema.js';
 import { errorFromResponse } from './errors.js';
 import { DEFAULT_RETRY_POLICY, fetchWithRetries, type RetryPolicy } from './retry.js';
@@ -32,7 +32,39 @@ export interface MonetaClientOptions {
  * const { data: customer } = await moneta.POST('/customers', { body: { customerType: 'INDIVIDUAL', fullName: 'Ada' } });
  * ```
  */
-export type MonetaClient = Client<paths>;
+export interface MonetaClient {
+  GET: ClientMethod<'get'>;
+  POST: ClientMethod<'post'>;
+  PUT: ClientMethod<'put'>;
+  PATCH: ClientMethod<'patch'>;
+  DELETE: ClientMethod<'delete'>;
+  /** Any method by name, with openapi-fetch's own result type (the CLI calls routes by name). */
+  request: Client<paths>['request'];
+}
+
+type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** The paths that serve a method. */
+export type PathsWithMethod<M extends HttpMethod> = { [P in keyof paths]: paths[P][M] extends undefined ? never : P }[keyof paths];
+type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+/** The options argument: optional when the operation needs no parameter or body (as openapi-fetch has it). */
+type InitParam<Init> = RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+type SuccessData<R> = R extends { error?: never; data: infer D } ? D : never;
+/**
+ * What a call resolves to. A non-2xx answer throws MonetaApiError (the client's middleware), so
+ * unlike openapi-fetch's own result there is no error branch and `data` is the success body, not
+ * `T | undefined`; an answer without a body (204) has `data: undefined`.
+ */
+export interface MonetaResponse<D> {
+  data: [Exclude<D, undefined>] extends [never] ? undefined : Exclude<D, undefined>;
+  response: Response;
+}
+type ClientMethod<M extends HttpMethod> = <P extends PathsWithMethod<M>, Init extends MaybeOptionalInit<paths[P], M>>(
+  url: P,
+  ...init: InitParam<Init>
+) => Promise<MonetaResponse<SuccessData<FetchResponse<NonNullable<paths[P][M]>, Init, `${string}/${string}`>>>>;
+
+/** The success body of an operation, e.g. `SuccessBody<'/customers/{customerId}', 'get'>`. */
+export type SuccessBody<P extends PathsWithMethod<M>, M extends HttpMethod> = MonetaResponse<SuccessData<FetchResponse<NonNullable<paths[P][M]>, object, `${string}/${string}`>>>['data'];
 
 export function apiBaseUrl(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
@@ -64,5 +96,7 @@ export function createMonetaClient(options: MonetaClientOptions): MonetaClient {
     },
   };
   client.use(middleware);
-  return client;
+  // The same object: MonetaClient only narrows openapi-fetch's result to the success branch, which
+  // is the only one a call can resolve to once the middleware throws on every non-2xx answer.
+  return client as unknown as MonetaClient;
 }

@@ -1,4 +1,4 @@
-export { API_VERSION, apiBaseUrl, createMonetaClient, type MonetaClient, type MonetaClientOptions } from './client.js';
+export { API_VERSION, apiBaseUrl, createMonetaClient, type MonetaClient, type MonetaClientOptions, type MonetaResponse, type PathsWithMethod, type SuccessBody } from './client.js';
 export { isMonetaApiError, MonetaApiError, type ApiErrorCode, type FieldError, type OperationErrorCode } from './errors.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { components, paths } from './generated/schema.js';

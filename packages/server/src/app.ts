@@ -14,6 +14,7 @@ import { logError, logRequest } from './http/log-serializers.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { createChangeRunner } from './http/idempotency.js';
 import { boundJsonBodies } from './http/json-body.js';
+import { documentedRouteSchema } from './http/document-shapes.js';
 import { acceptHeaderAliases, SECRET_HEADER_LOG_PATHS } from './http/header-aliases.js';
 import { RouteTable } from './http/route-table.js';
 import { createRoutes, type RouteConfig } from './http/routes.js';
@@ -103,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       components: { securitySchemes: { BasicAuth: { type: 'http', scheme: 'basic' } } },
       security: [{ BasicAuth: [] }],
     },
-    transform: ({ schema, url }) => ({ schema: schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
+    transform: ({ schema, url }) => ({ schema: documentedRouteSchema(schema), url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) || '/' : url }),
   });
 
   // Liveness: answers without touching the database (also the bench's bare-route ceiling).

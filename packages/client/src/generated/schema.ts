@@ -1570,7 +1570,8 @@ export interface paths {
                                 lockedCurrencySide: "SENDING" | "RECEIVING";
                                 paymentInstructions?: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -1605,7 +1606,156 @@ export interface paths {
                             rejectionReason?: string;
                             /** @enum {string} */
                             status: "PENDING_APPROVAL" | "APPROVED" | "REJECTED" | "FAILED";
-                            transaction?: unknown;
+                            transaction?: {
+                                accountId: string;
+                                authorizedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                cardId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                id: string;
+                                issuerTransactionToken: string;
+                                /** Format: date-time */
+                                lastEventAt: string;
+                                merchant: {
+                                    country?: string;
+                                    descriptor: string;
+                                    mcc?: string;
+                                };
+                                platformCustomerId: string;
+                                pullSummary: {
+                                    count: number;
+                                    pendingCount: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                refundedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                refundSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                settledAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                settlementSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                /** @enum {string} */
+                                status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                /** @enum {string} */
+                                type: "CARD";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId?: string;
+                                description?: string;
+                                destination?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                exchangeRate?: number;
+                                /**
+                                 * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                 * @enum {string}
+                                 */
+                                failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                /** Format: int64 */
+                                fees?: number;
+                                id: string;
+                                /**
+                                 * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                 * @enum {string}
+                                 */
+                                pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                platformCustomerId?: string;
+                                /** Format: int64 */
+                                platformFees?: number;
+                                quoteId?: string;
+                                /** Format: date-time */
+                                receiptDeliveryConfirmedAt?: string;
+                                receivedAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                reconciliationInstructions?: {
+                                    reference?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                refund?: {
+                                    /** Format: date-time */
+                                    initiatedAt: string;
+                                    /** @enum {string} */
+                                    reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                    reference: string;
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    /** @enum {string} */
+                                    status: "PENDING" | "COMPLETED" | "FAILED";
+                                };
+                                sentAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                settledAt?: string;
+                                source?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                /** @enum {string} */
+                                type: "INCOMING" | "OUTGOING";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
                             transferDetails?: {
                                 amount: number;
                                 currency: string;
@@ -1948,7 +2098,8 @@ export interface paths {
                                 lockedCurrencySide: "SENDING" | "RECEIVING";
                                 paymentInstructions?: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -1983,7 +2134,156 @@ export interface paths {
                             rejectionReason?: string;
                             /** @enum {string} */
                             status: "PENDING_APPROVAL" | "APPROVED" | "REJECTED" | "FAILED";
-                            transaction?: unknown;
+                            transaction?: {
+                                accountId: string;
+                                authorizedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                cardId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                id: string;
+                                issuerTransactionToken: string;
+                                /** Format: date-time */
+                                lastEventAt: string;
+                                merchant: {
+                                    country?: string;
+                                    descriptor: string;
+                                    mcc?: string;
+                                };
+                                platformCustomerId: string;
+                                pullSummary: {
+                                    count: number;
+                                    pendingCount: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                refundedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                refundSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                settledAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                settlementSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                /** @enum {string} */
+                                status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                /** @enum {string} */
+                                type: "CARD";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId?: string;
+                                description?: string;
+                                destination?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                exchangeRate?: number;
+                                /**
+                                 * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                 * @enum {string}
+                                 */
+                                failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                /** Format: int64 */
+                                fees?: number;
+                                id: string;
+                                /**
+                                 * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                 * @enum {string}
+                                 */
+                                pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                platformCustomerId?: string;
+                                /** Format: int64 */
+                                platformFees?: number;
+                                quoteId?: string;
+                                /** Format: date-time */
+                                receiptDeliveryConfirmedAt?: string;
+                                receivedAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                reconciliationInstructions?: {
+                                    reference?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                refund?: {
+                                    /** Format: date-time */
+                                    initiatedAt: string;
+                                    /** @enum {string} */
+                                    reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                    reference: string;
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    /** @enum {string} */
+                                    status: "PENDING" | "COMPLETED" | "FAILED";
+                                };
+                                sentAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                settledAt?: string;
+                                source?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                /** @enum {string} */
+                                type: "INCOMING" | "OUTGOING";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
                             transferDetails?: {
                                 amount: number;
                                 currency: string;
@@ -3012,7 +3312,8 @@ export interface paths {
                                     lockedCurrencySide: "SENDING" | "RECEIVING";
                                     paymentInstructions?: {
                                         accountOrWalletInfo: {
-                                            accountType: string;
+                                            /** @enum {string} */
+                                            accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                         } & {
                                             [key: string]: unknown;
                                         };
@@ -3047,7 +3348,156 @@ export interface paths {
                                 rejectionReason?: string;
                                 /** @enum {string} */
                                 status: "PENDING_APPROVAL" | "APPROVED" | "REJECTED" | "FAILED";
-                                transaction?: unknown;
+                                transaction?: {
+                                    accountId: string;
+                                    authorizedAmount: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    /** Format: date-time */
+                                    authorizedAt: string;
+                                    cardId: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    customerId: string;
+                                    /** @enum {string} */
+                                    direction: "CREDIT" | "DEBIT";
+                                    id: string;
+                                    issuerTransactionToken: string;
+                                    /** Format: date-time */
+                                    lastEventAt: string;
+                                    merchant: {
+                                        country?: string;
+                                        descriptor: string;
+                                        mcc?: string;
+                                    };
+                                    platformCustomerId: string;
+                                    pullSummary: {
+                                        count: number;
+                                        pendingCount: number;
+                                        /** Format: int64 */
+                                        totalAmount: number;
+                                    };
+                                    refundedAmount: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    refundSummary: {
+                                        count: number;
+                                        /** Format: int64 */
+                                        totalAmount: number;
+                                    };
+                                    settledAmount: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    settlementSummary: {
+                                        count: number;
+                                        /** Format: int64 */
+                                        totalAmount: number;
+                                    };
+                                    /** @enum {string} */
+                                    status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                    /** @enum {string} */
+                                    type: "CARD";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    customerId?: string;
+                                    description?: string;
+                                    destination?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @enum {string} */
+                                    direction: "CREDIT" | "DEBIT";
+                                    exchangeRate?: number;
+                                    /**
+                                     * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                     * @enum {string}
+                                     */
+                                    failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                    /** Format: int64 */
+                                    fees?: number;
+                                    id: string;
+                                    /**
+                                     * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                     * @enum {string}
+                                     */
+                                    pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                    platformCustomerId?: string;
+                                    /** Format: int64 */
+                                    platformFees?: number;
+                                    quoteId?: string;
+                                    /** Format: date-time */
+                                    receiptDeliveryConfirmedAt?: string;
+                                    receivedAmount?: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    reconciliationInstructions?: {
+                                        reference?: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                    refund?: {
+                                        /** Format: date-time */
+                                        initiatedAt: string;
+                                        /** @enum {string} */
+                                        reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                        reference: string;
+                                        /** Format: date-time */
+                                        settledAt?: string;
+                                        /** @enum {string} */
+                                        status: "PENDING" | "COMPLETED" | "FAILED";
+                                    };
+                                    sentAmount?: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    source?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @enum {string} */
+                                    status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                    /** @enum {string} */
+                                    type: "INCOMING" | "OUTGOING";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                };
                                 transferDetails?: {
                                     amount: number;
                                     currency: string;
@@ -3953,7 +4403,8 @@ export interface paths {
                                     lockedCurrencySide: "SENDING" | "RECEIVING";
                                     paymentInstructions?: {
                                         accountOrWalletInfo: {
-                                            accountType: string;
+                                            /** @enum {string} */
+                                            accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                         } & {
                                             [key: string]: unknown;
                                         };
@@ -3988,7 +4439,156 @@ export interface paths {
                                 rejectionReason?: string;
                                 /** @enum {string} */
                                 status: "PENDING_APPROVAL" | "APPROVED" | "REJECTED" | "FAILED";
-                                transaction?: unknown;
+                                transaction?: {
+                                    accountId: string;
+                                    authorizedAmount: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    /** Format: date-time */
+                                    authorizedAt: string;
+                                    cardId: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    customerId: string;
+                                    /** @enum {string} */
+                                    direction: "CREDIT" | "DEBIT";
+                                    id: string;
+                                    issuerTransactionToken: string;
+                                    /** Format: date-time */
+                                    lastEventAt: string;
+                                    merchant: {
+                                        country?: string;
+                                        descriptor: string;
+                                        mcc?: string;
+                                    };
+                                    platformCustomerId: string;
+                                    pullSummary: {
+                                        count: number;
+                                        pendingCount: number;
+                                        /** Format: int64 */
+                                        totalAmount: number;
+                                    };
+                                    refundedAmount: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    refundSummary: {
+                                        count: number;
+                                        /** Format: int64 */
+                                        totalAmount: number;
+                                    };
+                                    settledAmount: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    settlementSummary: {
+                                        count: number;
+                                        /** Format: int64 */
+                                        totalAmount: number;
+                                    };
+                                    /** @enum {string} */
+                                    status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                    /** @enum {string} */
+                                    type: "CARD";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    customerId?: string;
+                                    description?: string;
+                                    destination?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @enum {string} */
+                                    direction: "CREDIT" | "DEBIT";
+                                    exchangeRate?: number;
+                                    /**
+                                     * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                     * @enum {string}
+                                     */
+                                    failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                    /** Format: int64 */
+                                    fees?: number;
+                                    id: string;
+                                    /**
+                                     * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                     * @enum {string}
+                                     */
+                                    pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                    platformCustomerId?: string;
+                                    /** Format: int64 */
+                                    platformFees?: number;
+                                    quoteId?: string;
+                                    /** Format: date-time */
+                                    receiptDeliveryConfirmedAt?: string;
+                                    receivedAmount?: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    reconciliationInstructions?: {
+                                        reference?: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                    refund?: {
+                                        /** Format: date-time */
+                                        initiatedAt: string;
+                                        /** @enum {string} */
+                                        reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                        reference: string;
+                                        /** Format: date-time */
+                                        settledAt?: string;
+                                        /** @enum {string} */
+                                        status: "PENDING" | "COMPLETED" | "FAILED";
+                                    };
+                                    sentAmount?: {
+                                        /** Format: int64 */
+                                        amount: number;
+                                        currency: {
+                                            code: string;
+                                            decimals: number;
+                                            name: string;
+                                            symbol: string;
+                                        };
+                                    };
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    source?: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @enum {string} */
+                                    status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                    /** @enum {string} */
+                                    type: "INCOMING" | "OUTGOING";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                };
                                 transferDetails?: {
                                     amount: number;
                                     currency: string;
@@ -4229,7 +4829,8 @@ export interface paths {
                                 lockedCurrencySide: "SENDING" | "RECEIVING";
                                 paymentInstructions?: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -4264,7 +4865,156 @@ export interface paths {
                             rejectionReason?: string;
                             /** @enum {string} */
                             status: "PENDING_APPROVAL" | "APPROVED" | "REJECTED" | "FAILED";
-                            transaction?: unknown;
+                            transaction?: {
+                                accountId: string;
+                                authorizedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                cardId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                id: string;
+                                issuerTransactionToken: string;
+                                /** Format: date-time */
+                                lastEventAt: string;
+                                merchant: {
+                                    country?: string;
+                                    descriptor: string;
+                                    mcc?: string;
+                                };
+                                platformCustomerId: string;
+                                pullSummary: {
+                                    count: number;
+                                    pendingCount: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                refundedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                refundSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                settledAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                settlementSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                /** @enum {string} */
+                                status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                /** @enum {string} */
+                                type: "CARD";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId?: string;
+                                description?: string;
+                                destination?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                exchangeRate?: number;
+                                /**
+                                 * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                 * @enum {string}
+                                 */
+                                failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                /** Format: int64 */
+                                fees?: number;
+                                id: string;
+                                /**
+                                 * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                 * @enum {string}
+                                 */
+                                pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                platformCustomerId?: string;
+                                /** Format: int64 */
+                                platformFees?: number;
+                                quoteId?: string;
+                                /** Format: date-time */
+                                receiptDeliveryConfirmedAt?: string;
+                                receivedAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                reconciliationInstructions?: {
+                                    reference?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                refund?: {
+                                    /** Format: date-time */
+                                    initiatedAt: string;
+                                    /** @enum {string} */
+                                    reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                    reference: string;
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    /** @enum {string} */
+                                    status: "PENDING" | "COMPLETED" | "FAILED";
+                                };
+                                sentAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                settledAt?: string;
+                                source?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                /** @enum {string} */
+                                type: "INCOMING" | "OUTGOING";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
                             transferDetails?: {
                                 amount: number;
                                 currency: string;
@@ -4510,8 +5260,9 @@ export interface paths {
                         "application/json": {
                             data: {
                                 accountInfo: {
-                                    accountType: string;
-                                    paymentRails?: string[];
+                                    /** @enum {string} */
+                                    accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                    paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -4521,9 +5272,11 @@ export interface paths {
                                 customerId?: string;
                                 defaultUmaDepositAccount?: boolean;
                                 id: string;
-                                ownershipType?: string;
+                                /** @enum {string} */
+                                ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                                 platformAccountId?: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -4782,8 +5535,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -4793,9 +5547,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -5093,8 +5849,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -5104,9 +5861,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -5604,7 +6363,8 @@ export interface paths {
                                 customerId?: string;
                                 fundingPaymentInstructions: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -5612,7 +6372,8 @@ export interface paths {
                                     isPlatformAccount?: boolean;
                                 }[];
                                 id: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "ACTIVE" | "CLOSED" | "FROZEN" | "FAILED";
                                 totalBalance: {
                                     /** Format: int64 */
                                     amount: number;
@@ -5623,7 +6384,8 @@ export interface paths {
                                         symbol: string;
                                     };
                                 };
-                                type: string;
+                                /** @enum {string} */
+                                type: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -5900,7 +6662,8 @@ export interface paths {
                             lockedCurrencySide: "SENDING" | "RECEIVING";
                             paymentInstructions?: {
                                 accountOrWalletInfo: {
-                                    accountType: string;
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -6381,7 +7144,8 @@ export interface paths {
                             lockedCurrencySide: "SENDING" | "RECEIVING";
                             paymentInstructions?: {
                                 accountOrWalletInfo: {
-                                    accountType: string;
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -6670,7 +7434,8 @@ export interface paths {
                                 lockedCurrencySide: "SENDING" | "RECEIVING";
                                 paymentInstructions?: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -6705,7 +7470,156 @@ export interface paths {
                             rejectionReason?: string;
                             /** @enum {string} */
                             status: "PENDING_APPROVAL" | "APPROVED" | "REJECTED" | "FAILED";
-                            transaction?: unknown;
+                            transaction?: {
+                                accountId: string;
+                                authorizedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                cardId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                id: string;
+                                issuerTransactionToken: string;
+                                /** Format: date-time */
+                                lastEventAt: string;
+                                merchant: {
+                                    country?: string;
+                                    descriptor: string;
+                                    mcc?: string;
+                                };
+                                platformCustomerId: string;
+                                pullSummary: {
+                                    count: number;
+                                    pendingCount: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                refundedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                refundSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                settledAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                settlementSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                /** @enum {string} */
+                                status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                /** @enum {string} */
+                                type: "CARD";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId?: string;
+                                description?: string;
+                                destination?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                exchangeRate?: number;
+                                /**
+                                 * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                 * @enum {string}
+                                 */
+                                failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                /** Format: int64 */
+                                fees?: number;
+                                id: string;
+                                /**
+                                 * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                 * @enum {string}
+                                 */
+                                pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                platformCustomerId?: string;
+                                /** Format: int64 */
+                                platformFees?: number;
+                                quoteId?: string;
+                                /** Format: date-time */
+                                receiptDeliveryConfirmedAt?: string;
+                                receivedAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                reconciliationInstructions?: {
+                                    reference?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                refund?: {
+                                    /** Format: date-time */
+                                    initiatedAt: string;
+                                    /** @enum {string} */
+                                    reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                    reference: string;
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    /** @enum {string} */
+                                    status: "PENDING" | "COMPLETED" | "FAILED";
+                                };
+                                sentAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                settledAt?: string;
+                                source?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                /** @enum {string} */
+                                type: "INCOMING" | "OUTGOING";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
                             transferDetails?: {
                                 amount: number;
                                 currency: string;
@@ -7060,7 +7974,156 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: unknown[];
+                            data: ({
+                                accountId: string;
+                                authorizedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                cardId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                id: string;
+                                issuerTransactionToken: string;
+                                /** Format: date-time */
+                                lastEventAt: string;
+                                merchant: {
+                                    country?: string;
+                                    descriptor: string;
+                                    mcc?: string;
+                                };
+                                platformCustomerId: string;
+                                pullSummary: {
+                                    count: number;
+                                    pendingCount: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                refundedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                refundSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                settledAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                settlementSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                /** @enum {string} */
+                                status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                /** @enum {string} */
+                                type: "CARD";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId?: string;
+                                description?: string;
+                                destination?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                exchangeRate?: number;
+                                /**
+                                 * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                 * @enum {string}
+                                 */
+                                failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                /** Format: int64 */
+                                fees?: number;
+                                id: string;
+                                /**
+                                 * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                 * @enum {string}
+                                 */
+                                pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                platformCustomerId?: string;
+                                /** Format: int64 */
+                                platformFees?: number;
+                                quoteId?: string;
+                                /** Format: date-time */
+                                receiptDeliveryConfirmedAt?: string;
+                                receivedAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                reconciliationInstructions?: {
+                                    reference?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                refund?: {
+                                    /** Format: date-time */
+                                    initiatedAt: string;
+                                    /** @enum {string} */
+                                    reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                    reference: string;
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    /** @enum {string} */
+                                    status: "PENDING" | "COMPLETED" | "FAILED";
+                                };
+                                sentAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                settledAt?: string;
+                                source?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                /** @enum {string} */
+                                type: "INCOMING" | "OUTGOING";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            })[];
                             hasMore: boolean;
                             nextCursor?: string;
                             totalCount?: number;
@@ -7262,7 +8325,156 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId?: string;
+                            description?: string;
+                            destination?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            exchangeRate?: number;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                            /** Format: int64 */
+                            fees?: number;
+                            id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                            platformCustomerId?: string;
+                            /** Format: int64 */
+                            platformFees?: number;
+                            quoteId?: string;
+                            /** Format: date-time */
+                            receiptDeliveryConfirmedAt?: string;
+                            receivedAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            reconciliationInstructions?: {
+                                reference?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            refund?: {
+                                /** Format: date-time */
+                                initiatedAt: string;
+                                /** @enum {string} */
+                                reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                reference: string;
+                                /** Format: date-time */
+                                settledAt?: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "COMPLETED" | "FAILED";
+                            };
+                            sentAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            settledAt?: string;
+                            source?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -7536,7 +8748,8 @@ export interface paths {
                                 lockedCurrencySide: "SENDING" | "RECEIVING";
                                 paymentInstructions?: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -7571,7 +8784,156 @@ export interface paths {
                             rejectionReason?: string;
                             /** @enum {string} */
                             status: "PENDING_APPROVAL" | "APPROVED" | "REJECTED" | "FAILED";
-                            transaction?: unknown;
+                            transaction?: {
+                                accountId: string;
+                                authorizedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                cardId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                id: string;
+                                issuerTransactionToken: string;
+                                /** Format: date-time */
+                                lastEventAt: string;
+                                merchant: {
+                                    country?: string;
+                                    descriptor: string;
+                                    mcc?: string;
+                                };
+                                platformCustomerId: string;
+                                pullSummary: {
+                                    count: number;
+                                    pendingCount: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                refundedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                refundSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                settledAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                settlementSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                /** @enum {string} */
+                                status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                /** @enum {string} */
+                                type: "CARD";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId?: string;
+                                description?: string;
+                                destination?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                exchangeRate?: number;
+                                /**
+                                 * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                 * @enum {string}
+                                 */
+                                failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                /** Format: int64 */
+                                fees?: number;
+                                id: string;
+                                /**
+                                 * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                 * @enum {string}
+                                 */
+                                pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                platformCustomerId?: string;
+                                /** Format: int64 */
+                                platformFees?: number;
+                                quoteId?: string;
+                                /** Format: date-time */
+                                receiptDeliveryConfirmedAt?: string;
+                                receivedAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                reconciliationInstructions?: {
+                                    reference?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                refund?: {
+                                    /** Format: date-time */
+                                    initiatedAt: string;
+                                    /** @enum {string} */
+                                    reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                    reference: string;
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    /** @enum {string} */
+                                    status: "PENDING" | "COMPLETED" | "FAILED";
+                                };
+                                sentAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                settledAt?: string;
+                                source?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                /** @enum {string} */
+                                type: "INCOMING" | "OUTGOING";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
                             transferDetails?: {
                                 amount: number;
                                 currency: string;
@@ -8035,7 +9397,8 @@ export interface paths {
                                 lockedCurrencySide: "SENDING" | "RECEIVING";
                                 paymentInstructions?: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -8070,7 +9433,156 @@ export interface paths {
                             rejectionReason?: string;
                             /** @enum {string} */
                             status: "PENDING_APPROVAL" | "APPROVED" | "REJECTED" | "FAILED";
-                            transaction?: unknown;
+                            transaction?: {
+                                accountId: string;
+                                authorizedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                cardId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                id: string;
+                                issuerTransactionToken: string;
+                                /** Format: date-time */
+                                lastEventAt: string;
+                                merchant: {
+                                    country?: string;
+                                    descriptor: string;
+                                    mcc?: string;
+                                };
+                                platformCustomerId: string;
+                                pullSummary: {
+                                    count: number;
+                                    pendingCount: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                refundedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                refundSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                settledAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                settlementSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                /** @enum {string} */
+                                status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                /** @enum {string} */
+                                type: "CARD";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId?: string;
+                                description?: string;
+                                destination?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                exchangeRate?: number;
+                                /**
+                                 * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                 * @enum {string}
+                                 */
+                                failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                /** Format: int64 */
+                                fees?: number;
+                                id: string;
+                                /**
+                                 * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                 * @enum {string}
+                                 */
+                                pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                platformCustomerId?: string;
+                                /** Format: int64 */
+                                platformFees?: number;
+                                quoteId?: string;
+                                /** Format: date-time */
+                                receiptDeliveryConfirmedAt?: string;
+                                receivedAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                reconciliationInstructions?: {
+                                    reference?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                refund?: {
+                                    /** Format: date-time */
+                                    initiatedAt: string;
+                                    /** @enum {string} */
+                                    reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                    reference: string;
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    /** @enum {string} */
+                                    status: "PENDING" | "COMPLETED" | "FAILED";
+                                };
+                                sentAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                settledAt?: string;
+                                source?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                /** @enum {string} */
+                                type: "INCOMING" | "OUTGOING";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
                             transferDetails?: {
                                 amount: number;
                                 currency: string;
@@ -8919,7 +10431,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -9308,7 +10824,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -10336,7 +11856,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -10960,7 +12484,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -12006,7 +13534,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -12329,7 +13861,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -14959,33 +16495,44 @@ export interface paths {
                                 /** Format: date-time */
                                 createdAt: string;
                                 currencies: string[];
-                                customerType: string;
+                                /** @enum {string} */
+                                customerType: "INDIVIDUAL" | "BUSINESS";
                                 email?: string;
                                 endUserTermsConsent?: {
-                                    acceptanceMethod: string;
+                                    /** @enum {string} */
+                                    acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
                                     acceptedAt: string;
                                     ipAddress: string;
                                     termsVersion: string;
                                 };
-                                expectedMonthlyTransactionCount?: string;
-                                expectedMonthlyTransactionVolume?: string;
+                                /** @enum {string} */
+                                expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                                /** @enum {string} */
+                                expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                                 fullName?: string;
                                 id: string;
-                                idType?: string;
+                                /** @enum {string} */
+                                idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                                 isDeleted: boolean;
-                                kybStatus?: string;
-                                kycStatus?: string;
+                                /** @enum {string} */
+                                kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                                /** @enum {string} */
+                                kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
                                 nationality?: string;
                                 phoneNumber?: string;
                                 platformCustomerId: string;
-                                purposeOfAccount?: string;
+                                /** @enum {string} */
+                                purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                                 purposeOfAccountOtherDescription?: string;
                                 region?: string;
                                 sourceOfFundsOtherDescription?: string;
                                 /** @description The same as countryOfIssuance, under its earlier name */
                                 taxIdCountryOfIssuance?: string;
-                                /** @description The same as idType, under its earlier name */
-                                taxIdType?: string;
+                                /**
+                                 * @description The same as idType, under its earlier name
+                                 * @enum {string}
+                                 */
+                                taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                                 umaAddress: string;
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -15335,33 +16882,44 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
-                            customerType: string;
+                            /** @enum {string} */
+                            customerType: "INDIVIDUAL" | "BUSINESS";
                             email?: string;
                             endUserTermsConsent?: {
-                                acceptanceMethod: string;
+                                /** @enum {string} */
+                                acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
                                 acceptedAt: string;
                                 ipAddress: string;
                                 termsVersion: string;
                             };
-                            expectedMonthlyTransactionCount?: string;
-                            expectedMonthlyTransactionVolume?: string;
+                            /** @enum {string} */
+                            expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                            /** @enum {string} */
+                            expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                             fullName?: string;
                             id: string;
-                            idType?: string;
+                            /** @enum {string} */
+                            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             isDeleted: boolean;
-                            kybStatus?: string;
-                            kycStatus?: string;
+                            /** @enum {string} */
+                            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            /** @enum {string} */
+                            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
                             nationality?: string;
                             phoneNumber?: string;
                             platformCustomerId: string;
-                            purposeOfAccount?: string;
+                            /** @enum {string} */
+                            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
                             /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            /** @description The same as idType, under its earlier name */
-                            taxIdType?: string;
+                            /**
+                             * @description The same as idType, under its earlier name
+                             * @enum {string}
+                             */
+                            taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             umaAddress: string;
                             /** Format: date-time */
                             updatedAt: string;
@@ -15702,33 +17260,44 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
-                            customerType: string;
+                            /** @enum {string} */
+                            customerType: "INDIVIDUAL" | "BUSINESS";
                             email?: string;
                             endUserTermsConsent?: {
-                                acceptanceMethod: string;
+                                /** @enum {string} */
+                                acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
                                 acceptedAt: string;
                                 ipAddress: string;
                                 termsVersion: string;
                             };
-                            expectedMonthlyTransactionCount?: string;
-                            expectedMonthlyTransactionVolume?: string;
+                            /** @enum {string} */
+                            expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                            /** @enum {string} */
+                            expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                             fullName?: string;
                             id: string;
-                            idType?: string;
+                            /** @enum {string} */
+                            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             isDeleted: boolean;
-                            kybStatus?: string;
-                            kycStatus?: string;
+                            /** @enum {string} */
+                            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            /** @enum {string} */
+                            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
                             nationality?: string;
                             phoneNumber?: string;
                             platformCustomerId: string;
-                            purposeOfAccount?: string;
+                            /** @enum {string} */
+                            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
                             /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            /** @description The same as idType, under its earlier name */
-                            taxIdType?: string;
+                            /**
+                             * @description The same as idType, under its earlier name
+                             * @enum {string}
+                             */
+                            taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             umaAddress: string;
                             /** Format: date-time */
                             updatedAt: string;
@@ -16021,33 +17590,44 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
-                            customerType: string;
+                            /** @enum {string} */
+                            customerType: "INDIVIDUAL" | "BUSINESS";
                             email?: string;
                             endUserTermsConsent?: {
-                                acceptanceMethod: string;
+                                /** @enum {string} */
+                                acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
                                 acceptedAt: string;
                                 ipAddress: string;
                                 termsVersion: string;
                             };
-                            expectedMonthlyTransactionCount?: string;
-                            expectedMonthlyTransactionVolume?: string;
+                            /** @enum {string} */
+                            expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                            /** @enum {string} */
+                            expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                             fullName?: string;
                             id: string;
-                            idType?: string;
+                            /** @enum {string} */
+                            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             isDeleted: boolean;
-                            kybStatus?: string;
-                            kycStatus?: string;
+                            /** @enum {string} */
+                            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            /** @enum {string} */
+                            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
                             nationality?: string;
                             phoneNumber?: string;
                             platformCustomerId: string;
-                            purposeOfAccount?: string;
+                            /** @enum {string} */
+                            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
                             /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            /** @description The same as idType, under its earlier name */
-                            taxIdType?: string;
+                            /**
+                             * @description The same as idType, under its earlier name
+                             * @enum {string}
+                             */
+                            taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             umaAddress: string;
                             /** Format: date-time */
                             updatedAt: string;
@@ -16489,33 +18069,44 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
-                            customerType: string;
+                            /** @enum {string} */
+                            customerType: "INDIVIDUAL" | "BUSINESS";
                             email?: string;
                             endUserTermsConsent?: {
-                                acceptanceMethod: string;
+                                /** @enum {string} */
+                                acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
                                 acceptedAt: string;
                                 ipAddress: string;
                                 termsVersion: string;
                             };
-                            expectedMonthlyTransactionCount?: string;
-                            expectedMonthlyTransactionVolume?: string;
+                            /** @enum {string} */
+                            expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                            /** @enum {string} */
+                            expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                             fullName?: string;
                             id: string;
-                            idType?: string;
+                            /** @enum {string} */
+                            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             isDeleted: boolean;
-                            kybStatus?: string;
-                            kycStatus?: string;
+                            /** @enum {string} */
+                            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            /** @enum {string} */
+                            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
                             nationality?: string;
                             phoneNumber?: string;
                             platformCustomerId: string;
-                            purposeOfAccount?: string;
+                            /** @enum {string} */
+                            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
                             /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            /** @description The same as idType, under its earlier name */
-                            taxIdType?: string;
+                            /**
+                             * @description The same as idType, under its earlier name
+                             * @enum {string}
+                             */
+                            taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             umaAddress: string;
                             /** Format: date-time */
                             updatedAt: string;
@@ -16533,7 +18124,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -17444,8 +19039,9 @@ export interface paths {
                         "application/json": {
                             data: {
                                 accountInfo: {
-                                    accountType: string;
-                                    paymentRails?: string[];
+                                    /** @enum {string} */
+                                    accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                    paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -17455,9 +19051,11 @@ export interface paths {
                                 customerId?: string;
                                 defaultUmaDepositAccount?: boolean;
                                 id: string;
-                                ownershipType?: string;
+                                /** @enum {string} */
+                                ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                                 platformAccountId?: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -17710,8 +19308,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -17721,9 +19320,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -18075,8 +19676,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -18086,9 +19688,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -18907,8 +20511,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -18918,9 +20523,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -19267,7 +20874,8 @@ export interface paths {
                                 customerId?: string;
                                 fundingPaymentInstructions: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -19275,7 +20883,8 @@ export interface paths {
                                     isPlatformAccount?: boolean;
                                 }[];
                                 id: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "ACTIVE" | "CLOSED" | "FROZEN" | "FAILED";
                                 totalBalance: {
                                     /** Format: int64 */
                                     amount: number;
@@ -19286,7 +20895,8 @@ export interface paths {
                                         symbol: string;
                                     };
                                 };
-                                type: string;
+                                /** @enum {string} */
+                                type: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -20032,7 +21642,8 @@ export interface paths {
                                 customerId?: string;
                                 fundingPaymentInstructions: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -20040,7 +21651,8 @@ export interface paths {
                                     isPlatformAccount?: boolean;
                                 }[];
                                 id: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "ACTIVE" | "CLOSED" | "FROZEN" | "FAILED";
                                 totalBalance: {
                                     /** Format: int64 */
                                     amount: number;
@@ -20051,7 +21663,8 @@ export interface paths {
                                         symbol: string;
                                     };
                                 };
-                                type: string;
+                                /** @enum {string} */
+                                type: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -20266,7 +21879,8 @@ export interface paths {
                             customerId?: string;
                             fundingPaymentInstructions: {
                                 accountOrWalletInfo: {
-                                    accountType: string;
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -20274,7 +21888,8 @@ export interface paths {
                                 isPlatformAccount?: boolean;
                             }[];
                             id: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "CLOSED" | "FROZEN" | "FAILED";
                             totalBalance: {
                                 /** Format: int64 */
                                 amount: number;
@@ -20285,7 +21900,8 @@ export interface paths {
                                     symbol: string;
                                 };
                             };
-                            type: string;
+                            /** @enum {string} */
+                            type: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -20803,7 +22419,8 @@ export interface paths {
                             customerId?: string;
                             fundingPaymentInstructions: {
                                 accountOrWalletInfo: {
-                                    accountType: string;
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -20812,7 +22429,8 @@ export interface paths {
                             }[];
                             id: string;
                             privateEnabled?: boolean;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "CLOSED" | "FROZEN" | "FAILED";
                             totalBalance: {
                                 /** Format: int64 */
                                 amount: number;
@@ -20823,7 +22441,8 @@ export interface paths {
                                     symbol: string;
                                 };
                             };
-                            type: string;
+                            /** @enum {string} */
+                            type: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -20840,7 +22459,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -21203,7 +22826,11 @@ export interface paths {
                             expiresAt: string;
                             payloadToSign: string;
                             requestId: string;
-                            type?: string;
+                            /**
+                             * @description The credential type, on the credential and session endpoints
+                             * @enum {string}
+                             */
+                            type?: "OAUTH" | "EMAIL_OTP" | "SMS_OTP" | "PASSKEY";
                         };
                     };
                 };
@@ -21542,8 +23169,9 @@ export interface paths {
                         "application/json": {
                             data: {
                                 accountInfo: {
-                                    accountType: string;
-                                    paymentRails?: string[];
+                                    /** @enum {string} */
+                                    accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                    paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -21553,9 +23181,11 @@ export interface paths {
                                 customerId?: string;
                                 defaultUmaDepositAccount?: boolean;
                                 id: string;
-                                ownershipType?: string;
+                                /** @enum {string} */
+                                ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                                 platformAccountId?: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -21804,8 +23434,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -21815,9 +23446,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -22109,8 +23742,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -22120,9 +23754,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -22941,8 +24577,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -22952,9 +24589,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -23296,7 +24935,8 @@ export interface paths {
                                 customerId?: string;
                                 fundingPaymentInstructions: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -23304,7 +24944,8 @@ export interface paths {
                                     isPlatformAccount?: boolean;
                                 }[];
                                 id: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "ACTIVE" | "CLOSED" | "FROZEN" | "FAILED";
                                 totalBalance: {
                                     /** Format: int64 */
                                     amount: number;
@@ -23315,7 +24956,8 @@ export interface paths {
                                         symbol: string;
                                     };
                                 };
-                                type: string;
+                                /** @enum {string} */
+                                type: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -23539,7 +25181,8 @@ export interface paths {
                                 lockedCurrencySide: "SENDING" | "RECEIVING";
                                 paymentInstructions?: {
                                     accountOrWalletInfo: {
-                                        accountType: string;
+                                        /** @enum {string} */
+                                        accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -23825,7 +25468,8 @@ export interface paths {
                             lockedCurrencySide: "SENDING" | "RECEIVING";
                             paymentInstructions?: {
                                 accountOrWalletInfo: {
-                                    accountType: string;
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -24305,7 +25949,8 @@ export interface paths {
                             lockedCurrencySide: "SENDING" | "RECEIVING";
                             paymentInstructions?: {
                                 accountOrWalletInfo: {
-                                    accountType: string;
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -24586,7 +26231,8 @@ export interface paths {
                             lockedCurrencySide: "SENDING" | "RECEIVING";
                             paymentInstructions?: {
                                 accountOrWalletInfo: {
-                                    accountType: string;
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -25252,10 +26898,14 @@ export interface paths {
                             destination?: {
                                 [key: string]: unknown;
                             };
-                            direction: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
                             exchangeRate?: number;
-                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
-                            failureReason?: string;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
                             /** Format: int64 */
                             fees?: number;
                             id: string;
@@ -25311,8 +26961,10 @@ export interface paths {
                             source?: {
                                 [key: string]: unknown;
                             };
-                            status: string;
-                            type: string;
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -25658,7 +27310,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -25994,7 +27722,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -26333,7 +28137,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -26667,7 +28547,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -27013,7 +28969,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -27360,7 +29392,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -27707,7 +29815,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -28054,7 +30238,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -28390,7 +30650,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -28727,7 +31063,83 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            /** @enum {string} */
+                            declineReason: "INSUFFICIENT_FUNDS" | "CARD_PAUSED" | "CARD_CLOSED" | "CARD_NOT_ACTIVATED" | "CARDHOLDER_NOT_READY" | "CARD_SPEND_LIMIT_EXCEEDED";
+                            issuerTransactionToken: string;
+                        } | {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -29598,33 +32010,44 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             currencies: string[];
-                            customerType: string;
+                            /** @enum {string} */
+                            customerType: "INDIVIDUAL" | "BUSINESS";
                             email?: string;
                             endUserTermsConsent?: {
-                                acceptanceMethod: string;
+                                /** @enum {string} */
+                                acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
                                 acceptedAt: string;
                                 ipAddress: string;
                                 termsVersion: string;
                             };
-                            expectedMonthlyTransactionCount?: string;
-                            expectedMonthlyTransactionVolume?: string;
+                            /** @enum {string} */
+                            expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                            /** @enum {string} */
+                            expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
                             fullName?: string;
                             id: string;
-                            idType?: string;
+                            /** @enum {string} */
+                            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             isDeleted: boolean;
-                            kybStatus?: string;
-                            kycStatus?: string;
+                            /** @enum {string} */
+                            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            /** @enum {string} */
+                            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
                             nationality?: string;
                             phoneNumber?: string;
                             platformCustomerId: string;
-                            purposeOfAccount?: string;
+                            /** @enum {string} */
+                            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
                             purposeOfAccountOtherDescription?: string;
                             region?: string;
                             sourceOfFundsOtherDescription?: string;
                             /** @description The same as countryOfIssuance, under its earlier name */
                             taxIdCountryOfIssuance?: string;
-                            /** @description The same as idType, under its earlier name */
-                            taxIdType?: string;
+                            /**
+                             * @description The same as idType, under its earlier name
+                             * @enum {string}
+                             */
+                            taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                             umaAddress: string;
                             /** Format: date-time */
                             updatedAt: string;
@@ -29984,8 +32407,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             accountInfo: {
-                                accountType: string;
-                                paymentRails?: string[];
+                                /** @enum {string} */
+                                accountType: "CLABE" | "MXN_ACCOUNT" | "US_ACCOUNT" | "USD_ACCOUNT" | "EUR_ACCOUNT" | "IBAN" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "INR_ACCOUNT" | "NGN_ACCOUNT" | "BRL_ACCOUNT" | "SPARK_WALLET" | "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "PLASMA_WALLET" | "TRON_WALLET" | "BITCOIN_L1" | "BITCOIN_WALLET" | "LIGHTNING" | "LIGHTNING_ACCOUNT";
+                                paymentRails?: ("SPEI" | "ACH" | "WIRE" | "RTP" | "FEDNOW" | "SEPA" | "SEPA_INSTANT" | "FASTER_PAYMENTS" | "BANK_TRANSFER" | "UPI" | "NEFT" | "RTGS" | "PIX")[];
                             } & {
                                 [key: string]: unknown;
                             };
@@ -29995,9 +32419,11 @@ export interface paths {
                             customerId?: string;
                             defaultUmaDepositAccount?: boolean;
                             id: string;
-                            ownershipType?: string;
+                            /** @enum {string} */
+                            ownershipType?: "FIRST_PARTY" | "THIRD_PARTY";
                             platformAccountId?: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" | "UNVERIFIED" | "UNDER_REVIEW" | "INACTIVE";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -30342,7 +32768,8 @@ export interface paths {
                             customerId?: string;
                             fundingPaymentInstructions: {
                                 accountOrWalletInfo: {
-                                    accountType: string;
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -30350,7 +32777,8 @@ export interface paths {
                                 isPlatformAccount?: boolean;
                             }[];
                             id: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "ACTIVE" | "CLOSED" | "FROZEN" | "FAILED";
                             totalBalance: {
                                 /** Format: int64 */
                                 amount: number;
@@ -30361,7 +32789,8 @@ export interface paths {
                                     symbol: string;
                                 };
                             };
-                            type: string;
+                            /** @enum {string} */
+                            type: "INTERNAL_FIAT" | "INTERNAL_CRYPTO" | "EMBEDDED_WALLET";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -30705,10 +33134,14 @@ export interface paths {
                             destination?: {
                                 [key: string]: unknown;
                             };
-                            direction: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
                             exchangeRate?: number;
-                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
-                            failureReason?: string;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
                             /** Format: int64 */
                             fees?: number;
                             id: string;
@@ -30764,8 +33197,10 @@ export interface paths {
                             source?: {
                                 [key: string]: unknown;
                             };
-                            status: string;
-                            type: string;
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -32635,7 +35070,156 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: unknown[];
+                            data: ({
+                                accountId: string;
+                                authorizedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                cardId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                id: string;
+                                issuerTransactionToken: string;
+                                /** Format: date-time */
+                                lastEventAt: string;
+                                merchant: {
+                                    country?: string;
+                                    descriptor: string;
+                                    mcc?: string;
+                                };
+                                platformCustomerId: string;
+                                pullSummary: {
+                                    count: number;
+                                    pendingCount: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                refundedAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                refundSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                settledAmount: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                settlementSummary: {
+                                    count: number;
+                                    /** Format: int64 */
+                                    totalAmount: number;
+                                };
+                                /** @enum {string} */
+                                status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                                /** @enum {string} */
+                                type: "CARD";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId?: string;
+                                description?: string;
+                                destination?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                direction: "CREDIT" | "DEBIT";
+                                exchangeRate?: number;
+                                /**
+                                 * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                                 * @enum {string}
+                                 */
+                                failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                                /** Format: int64 */
+                                fees?: number;
+                                id: string;
+                                /**
+                                 * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                                 * @enum {string}
+                                 */
+                                pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                                platformCustomerId?: string;
+                                /** Format: int64 */
+                                platformFees?: number;
+                                quoteId?: string;
+                                /** Format: date-time */
+                                receiptDeliveryConfirmedAt?: string;
+                                receivedAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                reconciliationInstructions?: {
+                                    reference?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                refund?: {
+                                    /** Format: date-time */
+                                    initiatedAt: string;
+                                    /** @enum {string} */
+                                    reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                    reference: string;
+                                    /** Format: date-time */
+                                    settledAt?: string;
+                                    /** @enum {string} */
+                                    status: "PENDING" | "COMPLETED" | "FAILED";
+                                };
+                                sentAmount?: {
+                                    /** Format: int64 */
+                                    amount: number;
+                                    currency: {
+                                        code: string;
+                                        decimals: number;
+                                        name: string;
+                                        symbol: string;
+                                    };
+                                };
+                                /** Format: date-time */
+                                settledAt?: string;
+                                source?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                                /** @enum {string} */
+                                type: "INCOMING" | "OUTGOING";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            })[];
                             hasMore: boolean;
                             nextCursor?: string;
                             totalCount?: number;
@@ -32831,7 +35415,156 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId?: string;
+                            description?: string;
+                            destination?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            exchangeRate?: number;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                            /** Format: int64 */
+                            fees?: number;
+                            id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                            platformCustomerId?: string;
+                            /** Format: int64 */
+                            platformFees?: number;
+                            quoteId?: string;
+                            /** Format: date-time */
+                            receiptDeliveryConfirmedAt?: string;
+                            receivedAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            reconciliationInstructions?: {
+                                reference?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            refund?: {
+                                /** Format: date-time */
+                                initiatedAt: string;
+                                /** @enum {string} */
+                                reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                reference: string;
+                                /** Format: date-time */
+                                settledAt?: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "COMPLETED" | "FAILED";
+                            };
+                            sentAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            settledAt?: string;
+                            source?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -33063,7 +35796,156 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId?: string;
+                            description?: string;
+                            destination?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            exchangeRate?: number;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                            /** Format: int64 */
+                            fees?: number;
+                            id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                            platformCustomerId?: string;
+                            /** Format: int64 */
+                            platformFees?: number;
+                            quoteId?: string;
+                            /** Format: date-time */
+                            receiptDeliveryConfirmedAt?: string;
+                            receivedAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            reconciliationInstructions?: {
+                                reference?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            refund?: {
+                                /** Format: date-time */
+                                initiatedAt: string;
+                                /** @enum {string} */
+                                reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                reference: string;
+                                /** Format: date-time */
+                                settledAt?: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "COMPLETED" | "FAILED";
+                            };
+                            sentAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            settledAt?: string;
+                            source?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -33432,10 +36314,14 @@ export interface paths {
                             destination?: {
                                 [key: string]: unknown;
                             };
-                            direction: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
                             exchangeRate?: number;
-                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
-                            failureReason?: string;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
                             /** Format: int64 */
                             fees?: number;
                             id: string;
@@ -33491,8 +36377,10 @@ export interface paths {
                             source?: {
                                 [key: string]: unknown;
                             };
-                            status: string;
-                            type: string;
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -33834,10 +36722,14 @@ export interface paths {
                             destination?: {
                                 [key: string]: unknown;
                             };
-                            direction: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
                             exchangeRate?: number;
-                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
-                            failureReason?: string;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
                             /** Format: int64 */
                             fees?: number;
                             id: string;
@@ -33893,8 +36785,10 @@ export interface paths {
                             source?: {
                                 [key: string]: unknown;
                             };
-                            status: string;
-                            type: string;
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -34221,7 +37115,156 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": unknown;
+                        "application/json": {
+                            accountId: string;
+                            authorizedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            cardId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            id: string;
+                            issuerTransactionToken: string;
+                            /** Format: date-time */
+                            lastEventAt: string;
+                            merchant: {
+                                country?: string;
+                                descriptor: string;
+                                mcc?: string;
+                            };
+                            platformCustomerId: string;
+                            pullSummary: {
+                                count: number;
+                                pendingCount: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            refundedAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            refundSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            settledAmount: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            settlementSummary: {
+                                count: number;
+                                /** Format: int64 */
+                                totalAmount: number;
+                            };
+                            /** @enum {string} */
+                            status: "AUTHORIZED" | "PARTIALLY_SETTLED" | "SETTLED" | "REFUNDED" | "EXCEPTION";
+                            /** @enum {string} */
+                            type: "CARD";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId?: string;
+                            description?: string;
+                            destination?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            exchangeRate?: number;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                            /** Format: int64 */
+                            fees?: number;
+                            id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                            platformCustomerId?: string;
+                            /** Format: int64 */
+                            platformFees?: number;
+                            quoteId?: string;
+                            /** Format: date-time */
+                            receiptDeliveryConfirmedAt?: string;
+                            receivedAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            reconciliationInstructions?: {
+                                reference?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            refund?: {
+                                /** Format: date-time */
+                                initiatedAt: string;
+                                /** @enum {string} */
+                                reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                reference: string;
+                                /** Format: date-time */
+                                settledAt?: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "COMPLETED" | "FAILED";
+                            };
+                            sentAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            settledAt?: string;
+                            source?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
                 /**
@@ -34563,10 +37606,14 @@ export interface paths {
                             destination?: {
                                 [key: string]: unknown;
                             };
-                            direction: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
                             exchangeRate?: number;
-                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
-                            failureReason?: string;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
                             /** Format: int64 */
                             fees?: number;
                             id: string;
@@ -34622,8 +37669,10 @@ export interface paths {
                             source?: {
                                 [key: string]: unknown;
                             };
-                            status: string;
-                            type: string;
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -35050,10 +38099,14 @@ export interface paths {
                             destination?: {
                                 [key: string]: unknown;
                             };
-                            direction: string;
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
                             exchangeRate?: number;
-                            /** @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED. */
-                            failureReason?: string;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
                             /** Format: int64 */
                             fees?: number;
                             id: string;
@@ -35109,8 +38162,10 @@ export interface paths {
                             source?: {
                                 [key: string]: unknown;
                             };
-                            status: string;
-                            type: string;
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
                             /** Format: date-time */
                             updatedAt: string;
                         };

@@ -61,7 +61,7 @@ export function RequestAmount(options: { minimum?: number; description?: string 
 
 /** The 202 body of the signed-retry flow. */
 export const SignedRequestChallenge = Type.Object({
-  type: Type.Optional(Type.String()),
+  type: Type.Optional(Type.String({ enum: ['OAUTH', 'EMAIL_OTP', 'SMS_OTP', 'PASSKEY'], description: 'The credential type, on the credential and session endpoints' })),
   payloadToSign: Type.String(),
   requestId: Type.String(),
   expiresAt: Timestamp,

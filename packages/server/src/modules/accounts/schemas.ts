@@ -17,17 +17,21 @@ export const CurrencyAmountSchema = Type.Object({
   currency: CurrencySchema,
 });
 
+/** The kinds of account or wallet a payer is told to pay into (sandbox/funding-instructions.ts, and an embedded wallet). */
+export const FUNDING_ACCOUNT_TYPES = ['US_ACCOUNT', 'CLABE', 'EUR_ACCOUNT', 'GBP_ACCOUNT', 'CAD_ACCOUNT', 'NGN_ACCOUNT', 'SWIFT_ACCOUNT', 'SOLANA_WALLET', 'SPARK_WALLET', 'EMBEDDED_WALLET'] as const;
+export const INTERNAL_ACCOUNT_STATUSES = ['PENDING', 'ACTIVE', 'CLOSED', 'FROZEN', 'FAILED'] as const;
+
 export const FundingInstruction = Type.Object({
   instructionsNotes: Type.Optional(Type.String()),
   isPlatformAccount: Type.Optional(Type.Boolean()),
-  accountOrWalletInfo: Type.Object({ accountType: Type.String() }, { additionalProperties: true }),
+  accountOrWalletInfo: Type.Object({ accountType: Type.String({ enum: [...FUNDING_ACCOUNT_TYPES] }) }, { additionalProperties: true }),
 });
 
 export const InternalAccount = Type.Object({
   id: Type.String(),
   customerId: Type.Optional(Type.String()),
-  type: Type.String(),
-  status: Type.String(),
+  type: Type.String({ enum: [...ACCOUNT_TYPES] }),
+  status: Type.String({ enum: [...INTERNAL_ACCOUNT_STATUSES] }),
   balance: CurrencyAmountSchema,
   totalBalance: CurrencyAmountSchema,
   fundingPaymentInstructions: Type.Array(FundingInstruction),

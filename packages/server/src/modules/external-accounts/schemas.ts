@@ -135,13 +135,13 @@ export const PlatformExternalAccountCreateRequest = Type.Object(
 export const ExternalAccount = Type.Object({
   id: Type.String(),
   customerId: Type.Optional(Type.String()),
-  status: Type.String(),
+  status: Type.String({ enum: ['PENDING', 'ACTIVE', 'PENDING_OWNERSHIP_VERIFICATION', 'UNVERIFIED', 'UNDER_REVIEW', 'INACTIVE'] }),
   currency: Type.String(),
   platformAccountId: Type.Optional(Type.String()),
-  ownershipType: Type.Optional(Type.String()),
+  ownershipType: Type.Optional(OwnershipType),
   /** Customers' accounts only. */
   defaultUmaDepositAccount: Type.Optional(Type.Boolean()),
-  accountInfo: Type.Object({ accountType: Type.String(), paymentRails: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: true }),
+  accountInfo: Type.Object({ accountType: Type.String({ enum: ACCOUNT_TYPE_NAMES }), paymentRails: Type.Optional(Type.Array(Type.String({ enum: ALL_RAILS }))) }, { additionalProperties: true }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

@@ -10,13 +10,36 @@ export type PendingReason = (typeof PENDING_REASONS)[number];
 
 export const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'] as const;
 
+/** Today's reasons a transaction FAILED: the outgoing list, then what incoming ones add. */
+export const FAILURE_REASONS = [
+  'QUOTE_EXPIRED',
+  'QUOTE_RATE_UNAVAILABLE',
+  'QUOTE_EXECUTION_FAILED',
+  'FUNDING_AMOUNT_MISMATCH',
+  'SCA_NOT_COMPLETED',
+  'PAYOUT_RETURNED',
+  'LIMIT_EXCEEDED',
+  'ACCOUNT_CANNOT_RECEIVE',
+  'ACCOUNT_INVALID',
+  'COMPLIANCE_REJECTED',
+  'LIGHTNING_PAYMENT_FAILED',
+  'COUNTERPARTY_POST_TX_FAILED',
+  'LNURLP_FAILED',
+  'PAY_REQUEST_FAILED',
+  'PAYMENT_APPROVAL_WEBHOOK_ERROR',
+  'PAYMENT_APPROVAL_TIMED_OUT',
+  'OFFRAMP_FAILED',
+  'MISSING_MANDATORY_PAYEE_DATA',
+  'COLLECTION_FAILED',
+] as const;
+
 const Endpoint = Type.Object({}, { additionalProperties: true });
 
 export const Transaction = Type.Object({
   id: Type.String(),
-  status: Type.String(),
-  type: Type.String(),
-  direction: Type.String(),
+  status: Type.String({ enum: [...TRANSACTION_STATUSES] }),
+  type: Type.String({ enum: ['INCOMING', 'OUTGOING'] }),
+  direction: Type.String({ enum: ['CREDIT', 'DEBIT'] }),
   source: Type.Optional(Endpoint),
   destination: Type.Optional(Endpoint),
   customerId: Type.Optional(Type.String()),
@@ -31,6 +54,7 @@ export const Transaction = Type.Object({
   reconciliationInstructions: Type.Optional(Type.Object({ reference: Type.Optional(Type.String()) }, { additionalProperties: true })),
   failureReason: Type.Optional(
     Type.String({
+      enum: [...FAILURE_REASONS],
       description:
         'Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.',
     }),
