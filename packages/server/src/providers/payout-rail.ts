@@ -9,6 +9,17 @@ export interface RailAccount {
   identifier: string;
 }
 
+/**
+ * A compliance hold before a payment proceeds: the transaction waits PENDING with `reason` as its
+ * pendingReason until the review ends after `afterMs`, and then either proceeds (CLEAR) or ends
+ * FAILED with COMPLIANCE_REJECTED (REJECT).
+ */
+export interface ComplianceHold {
+  reason: 'COMPLIANCE_REVIEW' | 'COUNTERPARTY_INFORMATION_REQUIRED';
+  afterMs: number;
+  verdict: 'CLEAR' | 'REJECT';
+}
+
 /** What a rail does with a same-currency transfer to (or pull from) an external account. */
 export type TransferDecision =
   /** Refused at once; nothing is booked. */
@@ -16,7 +27,7 @@ export type TransferDecision =
   /** Accepted, then rejected by the counterparty: no money moves (an outgoing transfer FAILED, a pull REJECTED). */
   | { kind: 'reject' }
   /** Settles (or fails) after `afterMs`. */
-  | { kind: 'settle'; afterMs: number; succeeds: boolean; failureReason?: 'COMPLIANCE_REJECTED' };
+  | { kind: 'settle'; afterMs: number; succeeds: boolean; failureReason?: 'COMPLIANCE_REJECTED'; hold?: ComplianceHold };
 
 /** What a rail does with a converted payout (an executed quote) to an external account. */
 export type PayoutDecision =
