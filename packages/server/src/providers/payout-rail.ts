@@ -30,11 +30,15 @@ export type TransferDecision =
   | { kind: 'settle'; afterMs: number; succeeds: boolean; failureReason?: 'COMPLIANCE_REJECTED'; hold?: ComplianceHold };
 
 /** What a rail does with a converted payout (an executed quote) to an external account. */
-export type PayoutDecision =
+export type PayoutDecision = (
   | { kind: 'complete'; afterMs: number }
   /** Completes, then the beneficiary's bank sends it back. */
   | { kind: 'return'; afterMs: number; returnAfterMs: number }
-  | { kind: 'fail'; afterMs: number; failureReason: string | undefined; refund: 'COMPLETED' | 'FAILED'; refundReason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' };
+  | { kind: 'fail'; afterMs: number; failureReason: string | undefined; refund: 'COMPLETED' | 'FAILED'; refundReason: 'TRANSACTION_FAILED' | 'USER_CANCELLATION' }
+) & {
+  /** A compliance hold first: the payout waits PENDING, then goes on as decided (CLEAR) or fails COMPLIANCE_REJECTED and is refunded (REJECT). */
+  hold?: ComplianceHold;
+};
 
 /**
  * The bank and wallet rail money leaves (and is pulled in) by. The sandbox's decides by the
