@@ -80,7 +80,7 @@ describe('compliance holds on quote payouts', () => {
   it('a cancel racing the rejection and the review run twice refund exactly once', async () => {
     const { accountId, quote } = await executedPayout('022');
     const job = await t.database.db.selectFrom('jobs').select(['payload']).where('kind', '=', REVIEW_JOB).where(sql<boolean>`payload ->> 'quoteId' = ${quote.id}`).executeTakeFirstOrThrow();
-    const scope = { platformId: p.id, now: new Date(), actor: { type: 'OPERATOR' } as const };
+    const scope = { platformId: p.id, now: await t.container.clock.now(p.id), actor: { type: 'OPERATOR' } as const };
     const review = () => runUnitOfWork(t.database.db, scope, (uow) => t.container.quotes.lifecycle.jobs[REVIEW_JOB]!(uow, job.payload));
     await Promise.all([t.api(p, 'POST', `/transactions/${quote.transactionId}/cancel`, {}), review(), review()]);
     await f.advance(31);

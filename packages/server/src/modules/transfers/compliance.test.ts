@@ -103,7 +103,7 @@ describe('compliance holds on transfer-out', () => {
     const external = await bankAccount(customerId, '55550022');
     const res = await t.api<Transaction>(p, 'POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount: 3_000 });
     expect(res.body.status).toBe('PENDING');
-    const scope = { platformId: p.id, now: new Date(), actor: { type: 'OPERATOR' } as const };
+    const scope = { platformId: p.id, now: await t.container.clock.now(p.id), actor: { type: 'OPERATOR' } as const };
     const review = () => runUnitOfWork(t.database.db, scope, (uow) => t.container.transfers.review(uow, { transactionId: res.body.id, verdict: 'REJECT', afterMs: 2_000, succeeds: true }));
     const cancel = t.api(p, 'POST', `/transactions/${res.body.id}/cancel`, {});
     const [cancelled] = await Promise.all([cancel, review(), review()]);
@@ -184,6 +184,44 @@ describe('compliance holds on transfer-in (deposits)', () => {
     expect(await transaction(res.body.id)).toMatchObject({ status: 'FAILED', failureReason: 'COMPLIANCE_REJECTED' });
     expect((await account(accountId)).totalBalance.amount).toBe(0);
     expect(await eventsOf(res.body.id)).toEqual(['INCOMING_PAYMENT.PENDING COMPLIANCE_REVIEW', 'INCOMING_PAYMENT.FAILED']);
+    expect(await reconcile(t.database.db)).toEqual([]);
+  });
+});
+
+describe('compliance holds on deposits (sandbox funding and bank transfers by reference)', () => {
+  it('a funding of an amount ending 021 arrives held (total, not available) under COMPLIANCE_REVIEW, then is credited', async () => {
+    const { customerId, accountId } = await fundedCustomer(0);
+    const funded = await t.api<InternalAccount>(p, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 5_021 });
+    expect(funded.status, funded.text).toBe(200);
+    expect(funded.body).toMatchObject({ balance: { amount: 0 }, totalBalance: { amount: 5_021 } });
+    const [held] = (await t.api<List<Transaction>>(p, 'GET', `/transactions?customerId=${customerId}&type=INCOMING`)).body.data;
+    expect(held).toMatchObject({ status: 'PENDING', pendingReason: 'COMPLIANCE_REVIEW', receivedAmount: { amount: 5_021 } });
+    await advance(31);
+    expect(await transaction(held!.id)).toMatchObject({ status: 'COMPLETED' });
+    expect(await account(accountId)).toMatchObject({ balance: { amount: 5_021 }, totalBalance: { amount: 5_021 } });
+    expect(await eventsOf(held!.id)).toEqual(['INCOMING_PAYMENT.PENDING COMPLIANCE_REVIEW', 'INCOMING_PAYMENT.COMPLETED']);
+    expect(await reconcile(t.database.db)).toEqual([]);
+  });
+
+  it('a bank transfer of an amount ending 024 waits (COUNTERPARTY_INFORMATION_REQUIRED), then is sent back once, however often the review runs', async () => {
+    const { accountId } = await fundedCustomer(1_000);
+    const reference = (await t.api<InternalAccount & { fundingPaymentInstructions: { accountOrWalletInfo: { reference?: string } }[] }>(p, 'GET', `/internal-accounts/${accountId}`)).body.fundingPaymentInstructions
+      .map((i) => i.accountOrWalletInfo.reference)
+      .find((r) => r !== undefined);
+    expect(reference).toBeDefined();
+    const arrived = await t.api<Transaction>(p, 'POST', '/sandbox/bank-transfers', { reference, amount: 7_024, senderName: 'Sam Sender' });
+    expect(arrived.status, arrived.text).toBe(201);
+    expect(arrived.body).toMatchObject({ status: 'PENDING', pendingReason: 'COUNTERPARTY_INFORMATION_REQUIRED' });
+    expect(await account(accountId)).toMatchObject({ balance: { amount: 1_000 }, totalBalance: { amount: 8_024 } });
+
+    const scope = { platformId: p.id, now: await t.container.clock.now(p.id), actor: { type: 'OPERATOR' } as const };
+    const review = () => runUnitOfWork(t.database.db, scope, (uow) => t.container.incoming.review(uow, { transactionId: arrived.body.id, verdict: 'REJECT' }));
+    await Promise.all([review(), review()]);
+    await advance(31);
+    await review();
+    expect(await transaction(arrived.body.id)).toMatchObject({ status: 'FAILED', failureReason: 'COMPLIANCE_REJECTED' });
+    expect(await account(accountId)).toMatchObject({ balance: { amount: 1_000 }, totalBalance: { amount: 1_000 } });
+    expect(await eventsOf(arrived.body.id)).toEqual(['INCOMING_PAYMENT.PENDING COUNTERPARTY_INFORMATION_REQUIRED', 'INCOMING_PAYMENT.FAILED']);
     expect(await reconcile(t.database.db)).toEqual([]);
   });
 });
