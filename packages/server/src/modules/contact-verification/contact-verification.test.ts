@@ -145,6 +145,7 @@ describe('contact verification in the sandbox', () => {
 describe('contact verification in production', () => {
   const mails: string[] = [];
   const texts: { to: string; body: string }[] = [];
+  let failNextText = false;
   let smtp: SMTPServer;
   let sms: ReturnType<typeof createServer>;
   let t: TestApp;
@@ -169,6 +170,11 @@ describe('contact verification in production', () => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
+        if (failNextText) {
+          failNextText = false;
+          res.writeHead(500).end('{}');
+          return;
+        }
         texts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { to: string; body: string });
         res.writeHead(202).end('{}');
       });
@@ -217,5 +223,17 @@ describe('contact verification in production', () => {
     if (first !== second) expect(errorOf(await api('POST', `/customers/${id}/verify-phone/confirm`, { code: first }))).toBe('INVALID_INPUT CODE_INVALID');
     const both = await api<CustomerBody>('POST', `/customers/${id}/verify-phone/confirm`, { code: second });
     expect(both.body.contactVerification).toEqual({ email: 'VERIFIED', phone: 'VERIFIED' });
+  });
+
+  it('a code the SMS gateway did not take is withdrawn: 503, and no code is live', async () => {
+    const p = t.platform;
+    const id = await newCustomer(t, p, 'prod-eu-down', { email: 'down@example.fr', phoneNumber: '+33611112222' });
+    failNextText = true;
+    const refused = await httpApi(t)(p, 'POST', `/customers/${id}/verify-phone`);
+    expect(errorOf(refused)).toBe('SERVICE_UNAVAILABLE CODE_DELIVERY_FAILED');
+    expect(texts.filter((m) => m.to === '+33611112222')).toHaveLength(0);
+    const rows = await t.container.db.selectFrom('contact_verifications').selectAll().where('customer_id', '=', id as never).execute();
+    expect(rows.map((r) => r.code_hash)).toEqual([null]);
+    expect(errorOf(await httpApi(t)(p, 'POST', `/customers/${id}/verify-phone/confirm`, { code: '123456' }))).toBe('INVALID_INPUT CODE_EXPIRED');
   });
 });
