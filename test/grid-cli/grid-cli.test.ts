@@ -167,10 +167,6 @@ async function advance(seconds: number): Promise<void> {
  * the tests above.
  */
 const NOT_SERVED: { command: string; reason: string; args: () => (string | undefined)[] }[] = [
-  { command: 'customers verify-email', reason: 'compliance (contact verification) is a later issue', args: () => ['customers', 'verify-email', s.customer] },
-  { command: 'customers confirm-email', reason: 'compliance (contact verification) is a later issue', args: () => ['customers', 'confirm-email', s.customer, '--code', '123456'] },
-  { command: 'customers verify-phone', reason: 'compliance (contact verification) is a later issue', args: () => ['customers', 'verify-phone', s.customer] },
-  { command: 'customers confirm-phone', reason: 'compliance (contact verification) is a later issue', args: () => ['customers', 'confirm-phone', s.customer, '--code', '123456'] },
   { command: 'receiver lookup-uma', reason: 'the UMA payment network is a later issue', args: () => ['receiver', 'lookup-uma', '$alice@uma.example', '--customer-id', s.customer] },
   { command: 'sandbox receive', reason: 'the UMA payment network is a later issue (simulated incoming UMA payments)', args: () => ['sandbox', 'receive', '--sender-uma', '$bob@uma.example', '--amount', '1000', '--currency', 'USD', '--customer-id', s.customer] },
   { command: 'discoveries', reason: 'receiving-institution discovery belongs to the payment network, a later issue', args: () => ['discoveries', '--country', 'MX', '--currency', 'MXN'] },
@@ -302,6 +298,34 @@ describe('the reference CLI against Moneta', () => {
       const link = await ok(['customers', 'kyc-link', s.customer, '--redirect-uri', 'https://platform.example/kyc-done']);
       expect(link.kycUrl).toMatch(/^http/);
       expect(link.expiresAt).toBeTruthy();
+    });
+    it('customers verify-email, confirm-email, verify-phone, confirm-phone: an EEA customer verifies its contacts (sandbox code 123456) before its KYC link', async () => {
+      const eu = await ok(['customers', 'create', '--platform-id', 'cli-eu-1', '--region', 'DE', '--currencies', 'EUR', '--full-name', 'Erika Europa', '--email', 'erika@eu.test', '--phone-number', '+4915112345678']);
+      s.euCustomer = eu.id;
+      const held = await grid(['customers', 'kyc-link', s.euCustomer]);
+      expect(held.out.success).toBe(false);
+      expect(held.exchanges.map((e) => e.status)).toEqual([409]);
+
+      const sentEmail = await grid(['customers', 'verify-email', s.euCustomer]);
+      expect(sentEmail.out.success, sentEmail.stdout).toBe(true);
+      expect(sentEmail.exchanges.map((e) => e.status)).toEqual([204]);
+      // A wrong code is refused; the sandbox's code verifies.
+      const wrong = await grid(['customers', 'confirm-email', s.euCustomer, '--code', '999999']);
+      expect(wrong.out.success).toBe(false);
+      expect(wrong.exchanges.map((e) => e.status)).toEqual([400]);
+      const email = await ok(['customers', 'confirm-email', s.euCustomer, '--code', '123456']);
+      expect(email).toMatchObject({ id: s.euCustomer, contactVerification: { email: 'VERIFIED', phone: 'PENDING' } });
+
+      expect((await grid(['customers', 'verify-phone', s.euCustomer])).exchanges.map((e) => e.status)).toEqual([204]);
+      const phone = await ok(['customers', 'confirm-phone', s.euCustomer, '--code', '123456']);
+      expect(phone).toMatchObject({ id: s.euCustomer, contactVerification: { email: 'VERIFIED', phone: 'VERIFIED' } });
+
+      const link = await ok(['customers', 'kyc-link', s.euCustomer]);
+      expect(link.kycUrl).toMatch(/^http/);
+      // A US customer needs none: the CLI's commands answer 409.
+      const notRequired = await grid(['customers', 'verify-email', s.customer]);
+      expect(notRequired.out.success).toBe(false);
+      expect(notRequired.exchanges.map((e) => e.status)).toEqual([409]);
     });
     it('customers delete', async () => {
       const doomed = await ok(['customers', 'create', '--platform-id', 'cli-doomed-1', '--region', 'US', '--full-name', 'Dora Doomed']);

@@ -3,6 +3,7 @@ import tokens from './tokens/index.js';
 import platforms from './platforms/index.js';
 import customers from './customers/index.js';
 import kyc from './kyc/index.js';
+import contactVerification from './contact-verification/index.js';
 import accounts from './accounts/index.js';
 import incoming from './incoming/index.js';
 import externalAccounts from './external-accounts/index.js';
@@ -28,6 +29,7 @@ export const modules: readonly ModuleDefinition[] = [
   platforms,
   customers,
   kyc,
+  contactVerification,
   accounts,
   incoming,
   externalAccounts,

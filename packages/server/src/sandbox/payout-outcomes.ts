@@ -1,4 +1,5 @@
 import type { PayoutDecision } from '../providers/payout-rail.js';
+import { SANDBOX_COMPLIANCE_HOLDS } from './transfer-outcomes.js';
 
 /**
  * What the sandbox payout rail does with an executed quote to an external account, keyed on the
@@ -8,7 +9,9 @@ import type { PayoutDecision } from '../providers/payout-rail.js';
  * USER_CANCELLATION, says what happened. Beyond the reference's table, 008 to 011 fail with today's
  * granular payout reasons (ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIMIT_EXCEEDED,
  * QUOTE_RATE_UNAVAILABLE), refunded; 007's failure, whose refund fails too, is ACCOUNT_CANNOT_RECEIVE
- * (the snapshot's EXECUTION_FAILED_POST_DEBIT is gone from today's list).
+ * (the snapshot's EXECUTION_FAILED_POST_DEBIT is gone from today's list). 021 to 024 are compliance
+ * holds (transfer-outcomes.ts): PENDING with a pendingReason for about 30 s, then the payout goes on
+ * (021, 023) or fails COMPLIANCE_REJECTED and is refunded (022, 024).
  */
 export type PayoutOutcome = PayoutDecision;
 
@@ -18,6 +21,9 @@ export const PAYOUT_RETURN_DELAY_MS = 30_000;
 
 export function sandboxPayoutOutcome(identifier: string): PayoutOutcome {
   const afterMs = PAYOUT_SETTLEMENT_DELAY_MS;
+  // Compliance holds (issue 23), as on transfers: 021/023 wait and then complete, 022/024 wait and then fail COMPLIANCE_REJECTED, refunded.
+  const hold = SANDBOX_COMPLIANCE_HOLDS[identifier.slice(-3)];
+  if (hold) return { kind: 'complete', afterMs, hold };
   switch (identifier.slice(-3)) {
     case '002':
       return { kind: 'fail', afterMs, failureReason: 'QUOTE_EXECUTION_FAILED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' };

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { defineModule } from '../../contract/module.js';
 import { hostedKycPages, kycRoutes, sandboxKycRoutes } from './routes.js';
 import { createKycService, type KycService } from './service.js';
+import { KYC_ERRORS } from './errors.js';
 import './tables.js';
 
 declare module '../../contract/module.js' {
@@ -14,8 +15,9 @@ declare module '../../contract/module.js' {
 export default defineModule({
   name: 'kyc',
   needs: ['customers'],
-  createService: ({ db, clock, customers, providers, config }) =>
-    createKycService({ db, clock, customers, provider: providers.kyc, publicUrl: config.publicUrl, linkTtlSeconds: config.kycLinkTtlSeconds }),
+  createService: ({ db, clock, customers, providers, config, gates }) =>
+    createKycService({ db, clock, customers, gates, provider: providers.kyc, publicUrl: config.publicUrl, linkTtlSeconds: config.kycLinkTtlSeconds }),
+  errors: KYC_ERRORS,
   routes: kycRoutes,
   sandboxRoutes: sandboxKycRoutes,
   pages: (app, container) => hostedKycPages(app.withTypeProvider<TypeBoxTypeProvider>(), { kyc: container.kyc, sandbox: container.config.mode === 'sandbox' }),

@@ -7,6 +7,7 @@ import { Customer, CustomerParams } from '../customers/schemas.js';
 import { customerDeleted, customerNotFound } from '../customers/errors.js';
 import { HostedParams, HostedSubmission, KycDecisionRequest, KycLink, KycLinkCreateRequest, KycLinkQuery } from './schemas.js';
 import type { KycService } from './service.js';
+import { contactVerificationRequired } from './errors.js';
 import { alreadyApproved, linkProblem, submitted, verificationForm } from './page.js';
 
 const tags = ['KYC/KYB Verifications'];
@@ -23,7 +24,7 @@ export function kycRoutes(r: Routes, { kyc }: { kyc: KycService }): void {
         response: { 201: KycLink },
       },
       status: 201,
-      errors: [customerNotFound, customerDeleted],
+      errors: [customerNotFound, customerDeleted, contactVerificationRequired],
     },
     (uow, req) => kyc.createLink(uow, req.params.customerId, req.body?.redirectUri),
   );
@@ -41,7 +42,7 @@ export function kycRoutes(r: Routes, { kyc }: { kyc: KycService }): void {
       },
       // It issues a link, as the POST does: a read-only token may not.
       permission: 'TRANSACT',
-      errors: [customerNotFound, customerDeleted],
+      errors: [customerNotFound, customerDeleted, contactVerificationRequired],
     },
     // HEAD answers as GET does but issues no link (a HEAD changes nothing).
     (scope, req) => kyc.createLinkFor(scope, req.query.customerId, req.query.redirectUri, req.method !== 'HEAD'),

@@ -8,6 +8,18 @@ import { sha256Hex } from '../../lib/secrets.js';
 import type { CustomerKind, KycProvider, VerificationSubmission } from '../../providers/kyc-provider.js';
 import type { KycStatus } from '../customers/schemas.js';
 import type { CustomerService, CustomerView } from '../customers/service.js';
+import type { Gates } from '../../core/gates.js';
+import { contactVerificationRequired } from './errors.js';
+
+declare module '../../core/gates.js' {
+  interface GateCatalogue {
+    /**
+     * Before a KYC link is issued: the contacts the customer must still verify (the
+     * contact-verification module answers for EEA customers); any named refuses the link (409).
+     */
+    'kyc.link': { subject: { customerId: CustomerId }; verdict: readonly string[] };
+  }
+}
 
 export interface KycLinkView {
   kycUrl: string;
@@ -37,6 +49,7 @@ export function createKycService(deps: {
   provider: Pick<KycProvider, 'name' | 'decide' | 'verifiedDetails'>;
   publicUrl: string;
   linkTtlSeconds: number;
+  gates: Pick<Gates, 'of'>;
 }) {
   const { db, clock, customers, provider } = deps;
 
@@ -67,6 +80,11 @@ export function createKycService(deps: {
   /** Issues a single-use hosted verification link; only its hash is stored. */
   async function createLink(uow: UnitOfWork, customerId: CustomerId, redirectUri: string | undefined, store = true): Promise<KycLinkView> {
     await customers.loadForUpdate(uow.tx, uow.platformId, customerId);
+    // Where the customer's region requires verified contacts, KYC waits for them.
+    for (const gate of deps.gates.of('kyc.link')) {
+      const unverified = await gate(uow, { customerId });
+      if (unverified.length > 0) throw contactVerificationRequired(unverified);
+    }
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(uow.now.getTime() + deps.linkTtlSeconds * 1000);
     if (store) await uow.tx

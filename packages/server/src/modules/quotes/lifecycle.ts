@@ -16,6 +16,7 @@ export const QUOTE = 'QUOTE';
 export const EXPIRE_JOB = 'quote.expire';
 export const SETTLE_JOB = 'quote.settle';
 export const RETURN_JOB = 'quote.return';
+export const REVIEW_JOB = 'quote.review';
 
 interface Failure {
   failureReason: string | undefined;
@@ -72,8 +73,33 @@ function decide(deps: QuoteLifecycleDeps, external: ExternalAccountRow | undefin
 export async function startPayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow, transaction: TransactionView, external: ExternalAccountRow | undefined): Promise<void> {
   await deps.ledger.book(uow, { kind: 'QUOTE_EXECUTE', transactionId: q.transaction_id }, conversion(q));
   const outcome = decide(deps, external);
+  if (outcome.hold) return holdPayout(deps, uow, q, outcome);
   await scheduleJob(uow, { kind: SETTLE_JOB, payload: { quoteId: q.id, outcome }, runAt: inMs(uow, outcome.afterMs) });
   uow.emit('OUTGOING_PAYMENT.PROCESSING', transaction);
+}
+
+/**
+ * Compliance hold (issue 23; the one hook the contact helper added here): the debited payout waits
+ * with its transaction PENDING (pendingReason) until the review job clears it (PROCESSING, then the
+ * rail's outcome) or rejects it (FAILED COMPLIANCE_REJECTED, refunded once, as a cancel would be).
+ */
+async function holdPayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow, outcome: PayoutDecision): Promise<void> {
+  const held = await deps.transactions.setStatus(uow, q.transaction_id, { status: 'PENDING', details: { pendingReason: outcome.hold!.reason } });
+  await scheduleJob(uow, { kind: REVIEW_JOB, payload: { quoteId: q.id, outcome }, runAt: inMs(uow, outcome.hold!.afterMs) });
+  uow.emit('OUTGOING_PAYMENT.PENDING', held);
+}
+
+/** quote.review: the end of a compliance hold; the quote's lock and the transaction's status make it happen once. */
+export async function reviewQuoteJob(deps: QuoteLifecycleDeps, uow: UnitOfWork, payload: Record<string, unknown>): Promise<void> {
+  const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
+  if (q.status !== 'PROCESSING' || (await deps.transactions.lockRow(uow, q.transaction_id)).status !== 'PENDING') return;
+  const { hold, ...outcome } = payload.outcome as PayoutDecision;
+  if (hold?.verdict === 'REJECT') {
+    await failPayout(deps, uow, q, { failureReason: 'COMPLIANCE_REJECTED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
+    return;
+  }
+  uow.emit('OUTGOING_PAYMENT.PROCESSING', await deps.transactions.setStatus(uow, q.transaction_id, { status: 'PROCESSING' }));
+  await scheduleJob(uow, { kind: SETTLE_JOB, payload: { quoteId: q.id, outcome }, runAt: inMs(uow, outcome.afterMs) });
 }
 
 /** Executes a PENDING quote the caller has locked. */
@@ -207,6 +233,7 @@ export function createQuoteLifecycle(deps: QuoteLifecycleDeps) {
     [EXPIRE_JOB]: (uow, payload) => expireQuoteJob(deps, uow, payload),
     [SETTLE_JOB]: (uow, payload) => settleQuoteJob(deps, uow, payload),
     [RETURN_JOB]: (uow, payload) => returnQuoteJob(deps, uow, payload),
+    [REVIEW_JOB]: (uow, payload) => reviewQuoteJob(deps, uow, payload),
   };
   return {
     executeLocked: (uow: UnitOfWork, q: QuoteRow): Promise<QuoteRow> => executeLocked(deps, uow, q),

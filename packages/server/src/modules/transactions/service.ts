@@ -70,6 +70,8 @@ interface TransactionDetails {
   source?: Record<string, unknown>;
   refund?: TransactionRefund;
   cancellationReason?: string;
+  /** The ledger hold reserving the sender's funds while the payment waits (a compliance hold); never shown. */
+  holdId?: string;
 }
 
 export interface TransactionFilters extends PageParams {

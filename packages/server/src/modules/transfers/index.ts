@@ -2,7 +2,7 @@ import { defineModule } from '../../contract/module.js';
 import { TRANSFER_ERRORS } from './errors.js';
 import { createTransferLifecycle } from './lifecycle.js';
 import { transferRoutes } from './routes.js';
-import { createTransferService, SETTLE_JOB, TRANSFER } from './service.js';
+import { createTransferService, REVIEW_JOB, SETTLE_JOB, TRANSFER } from './service.js';
 import { createLimits, type Limits, LIMIT_ERRORS, readLimitSettings } from './limits.js';
 import { createDailyVolumes } from './migrations.js';
 import './tables.js';
@@ -30,7 +30,7 @@ export default defineModule({
     };
   },
   routes: transferRoutes,
-  jobs: ({ transfers }) => ({ [SETTLE_JOB]: (uow, payload) => transfers.settle(uow, payload) }),
+  jobs: ({ transfers }) => ({ [SETTLE_JOB]: (uow, payload) => transfers.settle(uow, payload), [REVIEW_JOB]: (uow, payload) => transfers.review(uow, payload) }),
   paymentKinds: ({ transfers }) => ({ [TRANSFER]: { cancel: (uow, transactionId, reason) => transfers.cancel(uow, transactionId, reason) } }),
   errors: [...TRANSFER_ERRORS, ...LIMIT_ERRORS],
   fixtures: async () => (await import('./fixtures.js')).fixtures,

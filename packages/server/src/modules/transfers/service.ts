@@ -4,11 +4,11 @@ import { hasPrefix } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
 import { moves, type AccountRow, type Ledger } from '../../ledger/index.js';
-import type { PayoutRail } from '../../providers/payout-rail.js';
+import type { PayoutRail, TransferDecision } from '../../providers/payout-rail.js';
 import { refuseUnlessReady } from '../customers/errors.js';
 import { railAccount, type ExternalAccountService } from '../external-accounts/service.js';
 import type { PlatformService } from '../platforms/service.js';
-import type { TransactionService, TransactionView } from '../transactions/service.js';
+import type { NewTransaction, TransactionService, TransactionView } from '../transactions/service.js';
 import { accountCurrenciesDiffer, amountRequired, externalAccountClosed, externalInsufficientFunds } from './errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import type { Limits } from './limits.js';
@@ -16,6 +16,7 @@ import type { Limits } from './limits.js';
 /** The payment kind of same-currency transfers. */
 export const TRANSFER = 'TRANSFER';
 export const SETTLE_JOB = 'transfer.settle';
+export const REVIEW_JOB = 'transfer.review';
 
 export interface TransferRequest {
   sourceAccountId: AccountId;
@@ -133,6 +134,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     }
 
     if (outgoing) await limits.consume(uow, internal.currency, amount);
+    if (decision.hold) return holdForReview(uow, base, decision, internalAccountId);
     const created = await transactions.create(uow, { ...base, status: 'PROCESSING' });
     await scheduleJob(uow, { kind: SETTLE_JOB, payload: { transactionId: created.id, succeeds: decision.succeeds, ...(decision.failureReason ? { failureReason: decision.failureReason } : {}) }, runAt: inMs(uow, decision.afterMs) });
     // Money leaving is debited into transit now; money being pulled in moves nothing until it arrives.
@@ -140,6 +142,28 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
       await ledger.book(uow, { kind: 'TRANSFER_OUT_DEBIT', transactionId: created.id }, moves.debitIntoTransit(internalAccountId, internal.currency, amount));
       uow.emit('OUTGOING_PAYMENT.PROCESSING', created);
     }
+    return created;
+  }
+
+  /**
+   * A compliance hold (issue 23): the transaction waits PENDING with the hold's pendingReason; money
+   * leaving is reserved by a ledger hold (it leaves the available balance, nothing is posted), money
+   * coming in moves nothing yet. The review job (lifecycle.ts) then clears or rejects it, once.
+   */
+  async function holdForReview(uow: UnitOfWork, base: Omit<NewTransaction, 'status'>, decision: Extract<TransferDecision, { kind: 'settle' }>, internalAccountId: InternalAccountId): Promise<TransactionView> {
+    const hold = decision.hold!;
+    const outgoing = base.type === 'OUTGOING';
+    let created = await transactions.create(uow, { ...base, status: 'PENDING', pendingReason: hold.reason });
+    if (outgoing) {
+      const holdId = await ledger.hold(uow, { account: internalAccountId, amount: base.sent!.amount, reason: `${hold.reason} ${created.id}` });
+      created = await transactions.setStatus(uow, created.id, { status: 'PENDING', details: { holdId } });
+    }
+    await scheduleJob(uow, {
+      kind: REVIEW_JOB,
+      payload: { transactionId: created.id, verdict: hold.verdict, afterMs: decision.afterMs, succeeds: decision.succeeds, ...(decision.failureReason ? { failureReason: decision.failureReason } : {}) },
+      runAt: inMs(uow, hold.afterMs),
+    });
+    uow.emit(outgoing ? 'OUTGOING_PAYMENT.PENDING' : 'INCOMING_PAYMENT.PENDING', created);
     return created;
   }
 
