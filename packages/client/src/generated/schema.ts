@@ -18616,6 +18616,7 @@ export interface paths {
                 /**
                  * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
                  *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `CONTACT_VERIFICATION_REQUIRED`): The customer’s region requires a verified email and phone number before KYC, and they are not both VERIFIED (see POST /customers/{customerId}/verify-email and verify-phone)
                  */
                 409: {
                     headers: {
@@ -18638,7 +18639,1597 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_VERIFICATION_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customerId}/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a email address verification code to a customer
+         * @description Sends (or resends: the earlier code stops working) a one-time code by email to the customer's email address. Only customers in the EEA verify their contacts; others get 409 CONFLICT (details.reason CONTACT_VERIFICATION_NOT_REQUIRED), as does a email address already verified (CONTACT_ALREADY_VERIFIED) or missing (CONTACT_MISSING). In the sandbox the code is 123456 (000000 is taken too). The body is empty.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `CONTACT_VERIFICATION_NOT_REQUIRED`): The customer’s region does not require contact verification (only customers in the EEA verify their email and phone)
+                 *     - `CONFLICT` (reason `CONTACT_ALREADY_VERIFIED`): The customer’s email (or phone number) is already verified
+                 *     - `CONFLICT` (reason `CONTACT_MISSING`): The customer has no email (or phone number) to verify; add it with PATCH /customers/{customerId} first
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_VERIFICATION_NOT_REQUIRED" | "CONTACT_ALREADY_VERIFIED" | "CONTACT_MISSING";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `NOT_IMPLEMENTED`: This installation has no rail or provider configured for the request */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "NOT_IMPLEMENTED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 501;
+                        };
+                    };
+                };
+                /**
+                 * @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After
+                 *     - `SERVICE_UNAVAILABLE` (reason `CODE_DELIVERY_FAILED`): The email or SMS provider did not take the verification code; nothing was issued, try again
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "CODE_DELIVERY_FAILED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customerId}/verify-email/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a customer's email address verification code
+         * @description Checks the code sent by POST /customers/{customerId}/verify-email; the right one makes contactVerification.email VERIFIED and is used up. A wrong code answers 400 INVALID_INPUT (details.reason CODE_INVALID, with attemptsRemaining); after 5 wrong tries the code stops working (CODE_ATTEMPTS_EXCEEDED); an expired, used, superseded or never-sent code is CODE_EXPIRED. Both contacts must be VERIFIED before the customer can begin KYC.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The one-time code the customer received (in the sandbox, 123456) */
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            address?: {
+                                city?: string;
+                                /**
+                                 * Format: country-code
+                                 * @description ISO 3166-1 alpha-2 code
+                                 */
+                                country: string;
+                                line1: string;
+                                line2?: string;
+                                postalCode: string;
+                                state?: string;
+                            };
+                            birthDate?: string;
+                            businessInfo?: {
+                                /** @enum {string} */
+                                businessType?: "AGRICULTURE_FORESTRY_FISHING_AND_HUNTING" | "MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION" | "UTILITIES" | "CONSTRUCTION" | "MANUFACTURING" | "WHOLESALE_TRADE" | "RETAIL_TRADE" | "TRANSPORTATION_AND_WAREHOUSING" | "INFORMATION" | "FINANCE_AND_INSURANCE" | "REAL_ESTATE_AND_RENTAL_AND_LEASING" | "PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES" | "MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES" | "ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES" | "EDUCATIONAL_SERVICES" | "HEALTH_CARE_AND_SOCIAL_ASSISTANCE" | "ARTS_ENTERTAINMENT_AND_RECREATION" | "ACCOMMODATION_AND_FOOD_SERVICES" | "OTHER_SERVICES" | "PUBLIC_ADMINISTRATION";
+                                countriesOfOperation?: string[];
+                                /**
+                                 * Format: country-code
+                                 * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
+                                 */
+                                country?: string;
+                                doingBusinessAs?: string;
+                                /** @enum {string} */
+                                entityType?: "SOLE_PROPRIETORSHIP" | "PARTNERSHIP" | "LLC" | "CORPORATION" | "S_CORPORATION" | "NON_PROFIT" | "PUBLICLY_LISTED_COMPANY" | "TRUST" | "PRIVATE_FOUNDATION" | "CHARITY" | "OTHER";
+                                expectedCounterpartyCountries?: string[];
+                                /** @enum {string} */
+                                expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                                /** @enum {string} */
+                                expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
+                                expectedRecipientJurisdictions?: string[];
+                                incorporatedOn?: string;
+                                legalName: string;
+                                naicsCode?: string;
+                                primaryContactFirstName?: string;
+                                primaryContactLastName?: string;
+                                /** @enum {string} */
+                                purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
+                                purposeOfAccountOtherDescription?: string;
+                                registrationNumber?: string;
+                                sourceOfFunds?: string;
+                                sourceOfFundsCategories?: ("OPERATING_REVENUE" | "INVESTMENT_INCOME" | "LOANS" | "VENTURE_CAPITAL" | "PERSONAL_SAVINGS" | "DONATIONS" | "OTHER")[];
+                                sourceOfFundsOtherDescription?: string;
+                                taxId?: string;
+                            };
+                            /** @description Email and phone verification state; present only for customers whose region requires it (the EEA) */
+                            contactVerification?: {
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                email?: "PENDING" | "VERIFIED";
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                phone?: "PENDING" | "VERIFIED";
+                            };
+                            countryOfIssuance?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currencies: string[];
+                            /** @enum {string} */
+                            customerType: "INDIVIDUAL" | "BUSINESS";
+                            email?: string;
+                            endUserTermsConsent?: {
+                                /** @enum {string} */
+                                acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
+                                acceptedAt: string;
+                                ipAddress: string;
+                                termsVersion: string;
+                            };
+                            /** @enum {string} */
+                            expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                            /** @enum {string} */
+                            expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
+                            fullName?: string;
+                            id: string;
+                            /** @enum {string} */
+                            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
+                            isDeleted: boolean;
+                            /** @enum {string} */
+                            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            /** @enum {string} */
+                            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            nationality?: string;
+                            phoneNumber?: string;
+                            platformCustomerId: string;
+                            /** @enum {string} */
+                            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
+                            purposeOfAccountOtherDescription?: string;
+                            region?: string;
+                            sourceOfFundsOtherDescription?: string;
+                            /** @description The same as countryOfIssuance, under its earlier name */
+                            taxIdCountryOfIssuance?: string;
+                            /**
+                             * @description The same as idType, under its earlier name
+                             * @enum {string}
+                             */
+                            taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
+                            umaAddress: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `CODE_INVALID`): The verification code is wrong; details.attemptsRemaining says how many more tries the code takes
+                 *     - `INVALID_INPUT` (reason `CODE_EXPIRED`): No live verification code: none was sent, it expired, it was used, the contact changed since, or a newer one was sent
+                 *     - `INVALID_INPUT` (reason `CODE_ATTEMPTS_EXCEEDED`): The verification code took too many wrong tries and no longer works; send a new one
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "CODE_INVALID" | "CODE_EXPIRED" | "CODE_ATTEMPTS_EXCEEDED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `CONTACT_VERIFICATION_NOT_REQUIRED`): The customer’s region does not require contact verification (only customers in the EEA verify their email and phone)
+                 *     - `CONFLICT` (reason `CONTACT_ALREADY_VERIFIED`): The customer’s email (or phone number) is already verified
+                 *     - `CONFLICT` (reason `CONTACT_MISSING`): The customer has no email (or phone number) to verify; add it with PATCH /customers/{customerId} first
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_VERIFICATION_NOT_REQUIRED" | "CONTACT_ALREADY_VERIFIED" | "CONTACT_MISSING";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customerId}/verify-phone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a phone number verification code to a customer
+         * @description Sends (or resends: the earlier code stops working) a one-time code by SMS to the customer's phone number. Only customers in the EEA verify their contacts; others get 409 CONFLICT (details.reason CONTACT_VERIFICATION_NOT_REQUIRED), as does a phone number already verified (CONTACT_ALREADY_VERIFIED) or missing (CONTACT_MISSING). In the sandbox the code is 123456 (000000 is taken too). The body is empty.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `CONTACT_VERIFICATION_NOT_REQUIRED`): The customer’s region does not require contact verification (only customers in the EEA verify their email and phone)
+                 *     - `CONFLICT` (reason `CONTACT_ALREADY_VERIFIED`): The customer’s email (or phone number) is already verified
+                 *     - `CONFLICT` (reason `CONTACT_MISSING`): The customer has no email (or phone number) to verify; add it with PATCH /customers/{customerId} first
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_VERIFICATION_NOT_REQUIRED" | "CONTACT_ALREADY_VERIFIED" | "CONTACT_MISSING";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `NOT_IMPLEMENTED`: This installation has no rail or provider configured for the request */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "NOT_IMPLEMENTED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 501;
+                        };
+                    };
+                };
+                /**
+                 * @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After
+                 *     - `SERVICE_UNAVAILABLE` (reason `CODE_DELIVERY_FAILED`): The email or SMS provider did not take the verification code; nothing was issued, try again
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "CODE_DELIVERY_FAILED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customerId}/verify-phone/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a customer's phone number verification code
+         * @description Checks the code sent by POST /customers/{customerId}/verify-phone; the right one makes contactVerification.phone VERIFIED and is used up. A wrong code answers 400 INVALID_INPUT (details.reason CODE_INVALID, with attemptsRemaining); after 5 wrong tries the code stops working (CODE_ATTEMPTS_EXCEEDED); an expired, used, superseded or never-sent code is CODE_EXPIRED. Both contacts must be VERIFIED before the customer can begin KYC.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The one-time code the customer received (in the sandbox, 123456) */
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            address?: {
+                                city?: string;
+                                /**
+                                 * Format: country-code
+                                 * @description ISO 3166-1 alpha-2 code
+                                 */
+                                country: string;
+                                line1: string;
+                                line2?: string;
+                                postalCode: string;
+                                state?: string;
+                            };
+                            birthDate?: string;
+                            businessInfo?: {
+                                /** @enum {string} */
+                                businessType?: "AGRICULTURE_FORESTRY_FISHING_AND_HUNTING" | "MINING_QUARRYING_AND_OIL_AND_GAS_EXTRACTION" | "UTILITIES" | "CONSTRUCTION" | "MANUFACTURING" | "WHOLESALE_TRADE" | "RETAIL_TRADE" | "TRANSPORTATION_AND_WAREHOUSING" | "INFORMATION" | "FINANCE_AND_INSURANCE" | "REAL_ESTATE_AND_RENTAL_AND_LEASING" | "PROFESSIONAL_SCIENTIFIC_AND_TECHNICAL_SERVICES" | "MANAGEMENT_OF_COMPANIES_AND_ENTERPRISES" | "ADMINISTRATIVE_AND_SUPPORT_AND_WASTE_MANAGEMENT_AND_REMEDIATION_SERVICES" | "EDUCATIONAL_SERVICES" | "HEALTH_CARE_AND_SOCIAL_ASSISTANCE" | "ARTS_ENTERTAINMENT_AND_RECREATION" | "ACCOMMODATION_AND_FOOD_SERVICES" | "OTHER_SERVICES" | "PUBLIC_ADMINISTRATION";
+                                countriesOfOperation?: string[];
+                                /**
+                                 * Format: country-code
+                                 * @description Country of incorporation (ISO 3166-1 alpha-2); on create, when left out, taken from address.country, else region (400 when neither is sent)
+                                 */
+                                country?: string;
+                                doingBusinessAs?: string;
+                                /** @enum {string} */
+                                entityType?: "SOLE_PROPRIETORSHIP" | "PARTNERSHIP" | "LLC" | "CORPORATION" | "S_CORPORATION" | "NON_PROFIT" | "PUBLICLY_LISTED_COMPANY" | "TRUST" | "PRIVATE_FOUNDATION" | "CHARITY" | "OTHER";
+                                expectedCounterpartyCountries?: string[];
+                                /** @enum {string} */
+                                expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                                /** @enum {string} */
+                                expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
+                                expectedRecipientJurisdictions?: string[];
+                                incorporatedOn?: string;
+                                legalName: string;
+                                naicsCode?: string;
+                                primaryContactFirstName?: string;
+                                primaryContactLastName?: string;
+                                /** @enum {string} */
+                                purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
+                                purposeOfAccountOtherDescription?: string;
+                                registrationNumber?: string;
+                                sourceOfFunds?: string;
+                                sourceOfFundsCategories?: ("OPERATING_REVENUE" | "INVESTMENT_INCOME" | "LOANS" | "VENTURE_CAPITAL" | "PERSONAL_SAVINGS" | "DONATIONS" | "OTHER")[];
+                                sourceOfFundsOtherDescription?: string;
+                                taxId?: string;
+                            };
+                            /** @description Email and phone verification state; present only for customers whose region requires it (the EEA) */
+                            contactVerification?: {
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                email?: "PENDING" | "VERIFIED";
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                phone?: "PENDING" | "VERIFIED";
+                            };
+                            countryOfIssuance?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            currencies: string[];
+                            /** @enum {string} */
+                            customerType: "INDIVIDUAL" | "BUSINESS";
+                            email?: string;
+                            endUserTermsConsent?: {
+                                /** @enum {string} */
+                                acceptanceMethod: "CHECKBOX" | "CLICK_TO_ACCEPT";
+                                acceptedAt: string;
+                                ipAddress: string;
+                                termsVersion: string;
+                            };
+                            /** @enum {string} */
+                            expectedMonthlyTransactionCount?: "COUNT_UNDER_10" | "COUNT_10_TO_100" | "COUNT_100_TO_500" | "COUNT_500_TO_1000" | "COUNT_OVER_1000";
+                            /** @enum {string} */
+                            expectedMonthlyTransactionVolume?: "VOLUME_UNDER_10K" | "VOLUME_10K_TO_100K" | "VOLUME_100K_TO_1M" | "VOLUME_1M_TO_10M" | "VOLUME_OVER_10M";
+                            fullName?: string;
+                            id: string;
+                            /** @enum {string} */
+                            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
+                            isDeleted: boolean;
+                            /** @enum {string} */
+                            kybStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            /** @enum {string} */
+                            kycStatus?: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            nationality?: string;
+                            phoneNumber?: string;
+                            platformCustomerId: string;
+                            /** @enum {string} */
+                            purposeOfAccount?: "CONTRACTOR_PAYOUTS" | "CREATOR_PAYOUTS" | "EMPLOYEE_PAYOUTS" | "MARKETPLACE_SELLER_PAYOUTS" | "SUPPLIER_PAYMENTS" | "CROSS_BORDER_B2B" | "AR_AUTOMATION" | "AP_AUTOMATION" | "EMBEDDED_PAYMENTS" | "PLATFORM_FEE_COLLECTION" | "P2P_TRANSFERS" | "CHARITABLE_DONATIONS" | "OTHER";
+                            purposeOfAccountOtherDescription?: string;
+                            region?: string;
+                            sourceOfFundsOtherDescription?: string;
+                            /** @description The same as countryOfIssuance, under its earlier name */
+                            taxIdCountryOfIssuance?: string;
+                            /**
+                             * @description The same as idType, under its earlier name
+                             * @enum {string}
+                             */
+                            taxIdType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
+                            umaAddress: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `CODE_INVALID`): The verification code is wrong; details.attemptsRemaining says how many more tries the code takes
+                 *     - `INVALID_INPUT` (reason `CODE_EXPIRED`): No live verification code: none was sent, it expired, it was used, the contact changed since, or a newer one was sent
+                 *     - `INVALID_INPUT` (reason `CODE_ATTEMPTS_EXCEEDED`): The verification code took too many wrong tries and no longer works; send a new one
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "CODE_INVALID" | "CODE_EXPIRED" | "CODE_ATTEMPTS_EXCEEDED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `CONTACT_VERIFICATION_NOT_REQUIRED`): The customer’s region does not require contact verification (only customers in the EEA verify their email and phone)
+                 *     - `CONFLICT` (reason `CONTACT_ALREADY_VERIFIED`): The customer’s email (or phone number) is already verified
+                 *     - `CONFLICT` (reason `CONTACT_MISSING`): The customer has no email (or phone number) to verify; add it with PATCH /customers/{customerId} first
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_VERIFICATION_NOT_REQUIRED" | "CONTACT_ALREADY_VERIFIED" | "CONTACT_MISSING";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -21228,6 +22819,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `CONFLICT` (reason `CONTACT_VERIFICATION_REQUIRED`): The customer’s region requires a verified email and phone number before KYC, and they are not both VERIFIED (see POST /customers/{customerId}/verify-email and verify-phone) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "CONTACT_VERIFICATION_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
                         };
                     };
                 };
@@ -38783,7 +40406,7 @@ export interface paths {
                     deliveryStatus?: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
                     limit?: number;
                     sortOrder?: "asc" | "desc";
-                    type?: "AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "EXTERNAL_ACCOUNT.STATUS_UPDATED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PENDING_AUTHORIZATION" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST";
+                    type?: "AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "EXTERNAL_ACCOUNT.STATUS_UPDATED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.PENDING" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PENDING" | "OUTGOING_PAYMENT.PENDING_AUTHORIZATION" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST";
                 };
                 header?: never;
                 path?: never;
