@@ -12,7 +12,7 @@
  * scenarios), BENCH_MONEY_SECONDS (5, each money scenario and each raw-SQL ceiling),
  * BENCH_CONNECTIONS (16, also the number of raw-SQL loops), BENCH_WARMUP_SECONDS (1),
  * BENCH_SPREAD_ACCOUNTS (64), BENCH_WEBHOOK_EVENTS (2000), BENCH_WALLET_QUOTES (400),
- * BENCH_STAMP_VERIFICATIONS (20000), BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres:
+ * BENCH_STAMP_VERIFICATIONS (20000), BENCH_DOCUMENT_UPLOADS (8, 10 MiB each), BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres:
  * where a throw-away database is created and dropped; PostgreSQL is skipped with a note when it
  * cannot be reached). A short run: BENCH_SECONDS=1 BENCH_MONEY_SECONDS=1 BENCH_WARMUP_SECONDS=0.
  *
@@ -31,6 +31,7 @@ import { CONNECTIONS, MONEY_SECONDS, progress, SECONDS, WARMUP_SECONDS } from '.
 import { createMoneyAccounts, type MoneyAccount } from './lib/setup.js';
 import { benchCards } from './scenarios/cards.js';
 import { benchCustomers } from './scenarios/customers.js';
+import { benchDocuments } from './scenarios/documents.js';
 import { benchMoney } from './scenarios/money.js';
 import { benchQuotes } from './scenarios/quotes.js';
 import { benchStampVerification } from './scenarios/stamps.js';
@@ -48,6 +49,7 @@ async function benchServer(label: string, server: Server, openRaw: OpenRaw, note
     ...(await benchLedgerFamilies(label, server, openRaw, notes)),
     ...(await benchWebhooks(label, server, notes)),
     ...(await benchWalletExecutions(label, server, notes)),
+    ...(await benchDocuments(label, server, notes)),
   ];
 }
 

@@ -16491,6 +16491,19 @@ export interface paths {
                                     sourceOfFundsOtherDescription?: string;
                                     taxId?: string;
                                 };
+                                /** @description Email and phone verification state; present only for customers whose region requires it (the EEA) */
+                                contactVerification?: {
+                                    /**
+                                     * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                     * @enum {string}
+                                     */
+                                    email?: "PENDING" | "VERIFIED";
+                                    /**
+                                     * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                     * @enum {string}
+                                     */
+                                    phone?: "PENDING" | "VERIFIED";
+                                };
                                 countryOfIssuance?: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -16878,6 +16891,19 @@ export interface paths {
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
                             };
+                            /** @description Email and phone verification state; present only for customers whose region requires it (the EEA) */
+                            contactVerification?: {
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                email?: "PENDING" | "VERIFIED";
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                phone?: "PENDING" | "VERIFIED";
+                            };
                             countryOfIssuance?: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -17256,6 +17282,19 @@ export interface paths {
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
                             };
+                            /** @description Email and phone verification state; present only for customers whose region requires it (the EEA) */
+                            contactVerification?: {
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                email?: "PENDING" | "VERIFIED";
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                phone?: "PENDING" | "VERIFIED";
+                            };
                             countryOfIssuance?: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -17585,6 +17624,19 @@ export interface paths {
                                 sourceOfFundsCategories?: ("OPERATING_REVENUE" | "INVESTMENT_INCOME" | "LOANS" | "VENTURE_CAPITAL" | "PERSONAL_SAVINGS" | "DONATIONS" | "OTHER")[];
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
+                            };
+                            /** @description Email and phone verification state; present only for customers whose region requires it (the EEA) */
+                            contactVerification?: {
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                email?: "PENDING" | "VERIFIED";
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                phone?: "PENDING" | "VERIFIED";
                             };
                             countryOfIssuance?: string;
                             /** Format: date-time */
@@ -18064,6 +18116,19 @@ export interface paths {
                                 sourceOfFundsCategories?: ("OPERATING_REVENUE" | "INVESTMENT_INCOME" | "LOANS" | "VENTURE_CAPITAL" | "PERSONAL_SAVINGS" | "DONATIONS" | "OTHER")[];
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
+                            };
+                            /** @description Email and phone verification state; present only for customers whose region requires it (the EEA) */
+                            contactVerification?: {
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                email?: "PENDING" | "VERIFIED";
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                phone?: "PENDING" | "VERIFIED";
                             };
                             countryOfIssuance?: string;
                             /** Format: date-time */
@@ -33628,6 +33693,19 @@ export interface paths {
                                 sourceOfFundsCategories?: ("OPERATING_REVENUE" | "INVESTMENT_INCOME" | "LOANS" | "VENTURE_CAPITAL" | "PERSONAL_SAVINGS" | "DONATIONS" | "OTHER")[];
                                 sourceOfFundsOtherDescription?: string;
                                 taxId?: string;
+                            };
+                            /** @description Email and phone verification state; present only for customers whose region requires it (the EEA) */
+                            contactVerification?: {
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                email?: "PENDING" | "VERIFIED";
+                                /**
+                                 * @description PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code
+                                 * @enum {string}
+                                 */
+                                phone?: "PENDING" | "VERIFIED";
                             };
                             countryOfIssuance?: string;
                             /** Format: date-time */

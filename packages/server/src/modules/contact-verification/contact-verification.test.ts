@@ -31,6 +31,8 @@ describe('contact verification in the sandbox', () => {
 
   it('an EEA customer verifies email then phone with the sandbox code, and only then gets a KYC link', async () => {
     const id = await newCustomer(t, p, 'eu-flow');
+    const shown = async () => (await api<CustomerBody>('GET', `/customers/${id}`)).body.contactVerification;
+    expect(await shown()).toEqual({ email: 'PENDING', phone: 'PENDING' });
     const kycBefore = await api('POST', `/customers/${id}/kyc-link`, {});
     expect(errorOf(kycBefore)).toBe('CONFLICT CONTACT_VERIFICATION_REQUIRED');
     expect((kycBefore.body as { details: { unverified: string[] } }).details.unverified).toEqual(['EMAIL', 'PHONE']);
@@ -43,6 +45,9 @@ describe('contact verification in the sandbox', () => {
     expect(email.status, email.text).toBe(200);
     expect(email.body.id).toBe(id);
     expect(email.body.contactVerification).toEqual({ email: 'VERIFIED', phone: 'PENDING' });
+    expect(await shown()).toEqual({ email: 'VERIFIED', phone: 'PENDING' });
+    const listed = await api<{ data: CustomerBody[] }>('GET', `/customers?platformCustomerId=eu-flow`);
+    expect(listed.body.data.map((c) => c.contactVerification)).toEqual([{ email: 'VERIFIED', phone: 'PENDING' }]);
     expect(errorOf(await api('POST', `/customers/${id}/kyc-link`, {}))).toBe('CONFLICT CONTACT_VERIFICATION_REQUIRED');
 
     expect((await api('POST', `/customers/${id}/verify-phone`)).status).toBe(204);
@@ -60,7 +65,10 @@ describe('contact verification in the sandbox', () => {
     expect(errorOf(await api('POST', `/customers/${id}/verify-phone/confirm`, { code: '123456' }))).toBe('CONFLICT CONTACT_ALREADY_VERIFIED');
 
     // A new email is not verified: the channel is PENDING again and KYC waits.
-    expect((await api('PATCH', `/customers/${id}`, { customerType: 'INDIVIDUAL', email: 'claire.new@example.fr' })).status).toBe(200);
+    const patched = await api<CustomerBody>('PATCH', `/customers/${id}`, { customerType: 'INDIVIDUAL', email: 'claire.new@example.fr' });
+    expect(patched.status).toBe(200);
+    expect(patched.body.contactVerification).toEqual({ email: 'PENDING', phone: 'VERIFIED' });
+    expect(await shown()).toEqual({ email: 'PENDING', phone: 'VERIFIED' });
     expect(errorOf(await api('POST', `/customers/${id}/kyc-link`, {}))).toBe('CONFLICT CONTACT_VERIFICATION_REQUIRED');
     expect((await api('POST', `/customers/${id}/verify-email`)).status).toBe(204);
     expect((await api<CustomerBody>('POST', `/customers/${id}/verify-email/confirm`, { code: '123456' })).body.contactVerification).toEqual({ email: 'VERIFIED', phone: 'VERIFIED' });
@@ -73,6 +81,7 @@ describe('contact verification in the sandbox', () => {
       expect(errorOf(await api('POST', `/customers/${id}/${path}/confirm`, { code: '123456' }))).toBe('CONFLICT CONTACT_VERIFICATION_NOT_REQUIRED');
     }
     expect((await api('POST', `/customers/${id}/kyc-link`, {})).status).toBe(201);
+    expect((await api<CustomerBody>('GET', `/customers/${id}`)).body).not.toHaveProperty('contactVerification');
   });
 
   it('a confirm without a sent code, with an expired code, with a superseded code, and without the contact, is refused', async () => {

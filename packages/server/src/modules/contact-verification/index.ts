@@ -30,6 +30,9 @@ export default defineModule({
       codes: config.mode === 'sandbox' ? sandboxContactCodes : randomContactCodes,
       settings: DEFAULT_SETTINGS,
     }),
+  reactions: ({ contactVerification }) => ({
+    'customer.created': (uow, { customer }) => contactVerification.customerCreated(uow.tx, uow.platformId, customer),
+  }),
   gates: ({ contactVerification }) => ({
     'kyc.link': (uow, { customerId }) => contactVerification.unverifiedChannels(uow.tx, uow.platformId, customerId),
   }),

@@ -61,9 +61,21 @@ function statusOf(row: CustomerRow, channel: Channel, verification: Verification
 
 export type ContactVerificationService = ReturnType<typeof createContactVerificationService>;
 
+/** A new customer whose region requires contact verification starts with both channels PENDING. */
+async function startContactVerification(
+  customers: Pick<CustomerService, 'setContactVerification'>,
+  executor: Executor,
+  platformId: PlatformId,
+  customer: { id: CustomerId; region: string | null },
+): Promise<void> {
+  const channels = requiredChannels(customer.region);
+  if (channels.length === 0) return;
+  await customers.setContactVerification(executor, platformId, customer.id, Object.fromEntries(channels.map((channel) => [keyOf(channel), 'PENDING'])));
+}
+
 export function createContactVerificationService(deps: {
   db: Db;
-  customers: Pick<CustomerService, 'loadForUpdate' | 'findActive' | 'get'>;
+  customers: Pick<CustomerService, 'loadForUpdate' | 'findActive' | 'get' | 'setContactVerification'>;
   platforms: Pick<PlatformService, 'walletSettings'>;
   messenger: Messenger;
   codes: ContactCodes;
@@ -82,6 +94,11 @@ export function createContactVerificationService(deps: {
     const view: ContactVerificationView = {};
     for (const channel of channels) view[keyOf(channel)] = statusOf(row, channel, verifications.find((v) => v.channel === channel));
     return view;
+  }
+
+  /** Writes the customer's contactVerification as the customers module shows it, from the verifications now stored. */
+  async function record(executor: Executor, platformId: PlatformId, row: CustomerRow): Promise<void> {
+    await customers.setContactVerification(executor, platformId, row.id, viewOf(row, await rowsOf(executor, platformId, row.id)) ?? null);
   }
 
   /** The checks both calls make first: the region requires the channel, there is a contact, it is not verified yet. */
@@ -124,6 +141,7 @@ export function createContactVerificationService(deps: {
         .values({ platform_id: uow.platformId, customer_id: customerId, channel, ...issued, created_at: uow.now })
         .onConflict((oc) => oc.columns(['platform_id', 'customer_id', 'channel']).doUpdateSet(issued))
         .execute();
+      await record(uow.tx, uow.platformId, row); // a customer created before this module gets its state now
       return to;
     });
     try {
@@ -161,7 +179,7 @@ export function createContactVerificationService(deps: {
    * Checks a code against the live one. A wrong code counts (committed even though the call fails),
    * the right one verifies the contact and is used up; either way a code is judged once.
    */
-  async function confirm(scope: Scope, customerId: CustomerId, channel: Channel, code: string): Promise<CustomerView & { contactVerification?: ContactVerificationView }> {
+  async function confirm(scope: Scope, customerId: CustomerId, channel: Channel, code: string): Promise<CustomerView> {
     const refusal = await runUnitOfWork(db, scope, async (uow): Promise<DomainError | undefined> => {
       const row = await customers.loadForUpdate(uow.tx, uow.platformId, customerId);
       const verification = await lockVerification(uow.tx, uow.platformId, customerId, channel);
@@ -182,24 +200,19 @@ export function createContactVerificationService(deps: {
       await update
         .set({ verified_contact: contact, verified_at: uow.now, code_hash: null, code_salt: null, code_contact: null, code_expires_at: null, attempts: 0, updated_at: uow.now })
         .execute();
+      await record(uow.tx, uow.platformId, row);
       return undefined;
     });
     if (refusal) throw refusal;
-    return customerWithVerification(scope, customerId);
+    // The customer as customers shows it: with contactVerification where its region requires one.
+    return customers.get(scope, customerId);
   }
 
-  /** GET-style view: the customer as customers shows it, with contactVerification where required. */
-  async function customerWithVerification(scope: Scope, customerId: CustomerId): Promise<CustomerView & { contactVerification?: ContactVerificationView }> {
-    const view = await customers.get(scope, customerId);
-    const row = await customers.findActive(db, scope.platformId, { id: customerId });
-    const contactVerification = row ? viewOf(row, await rowsOf(db, scope.platformId, customerId)) : undefined;
-    return contactVerification ? { ...view, contactVerification } : view;
-  }
 
   return {
     send,
     confirm,
-    customerWithVerification,
+    customerCreated: (executor: Executor, platformId: PlatformId, customer: { id: CustomerId; region: string | null }) => startContactVerification(customers, executor, platformId, customer),
 
     /** The `kyc.link` gate: the channels the customer's region requires that are not VERIFIED (none: it may begin KYC). */
     async unverifiedChannels(executor: Executor, platformId: PlatformId, customerId: CustomerId): Promise<Channel[]> {

@@ -7,7 +7,7 @@ declare module '../../core/reactions.js' {
     /** A customer was deleted: nothing may spend for it any more. */
     'customer.deleted': { customerId: CustomerId };
     /** A customer was created, its accounts open (the wallet module opens its embedded wallet). */
-    'customer.created': { customer: { id: CustomerId; email: string | null; holderName: string } };
+    'customer.created': { customer: { id: CustomerId; email: string | null; holderName: string; region: string | null } };
   }
 }
 

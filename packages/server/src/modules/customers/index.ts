@@ -3,7 +3,7 @@ import { CUSTOMER_ERRORS } from './errors.js';
 import { CUSTOMER_EVENTS } from './events.js';
 import { customerRoutes } from './routes.js';
 import { createCustomerService, type CustomerService } from './service.js';
-import { identificationUnderTodaysNames } from './migrations.js';
+import { identificationUnderTodaysNames, customerContactVerification } from './migrations.js';
 import './tables.js';
 
 declare module '../../contract/module.js' {
@@ -16,7 +16,10 @@ declare module '../../contract/module.js' {
 export default defineModule({
   name: 'customers',
   needs: ['platforms'],
-  migrations: { '20261127T074500_identification_under_todays_names': identificationUnderTodaysNames },
+  migrations: {
+    '20261127T074500_identification_under_todays_names': identificationUnderTodaysNames,
+    '20261127T120000_customer_contact_verification': customerContactVerification,
+  },
   createService: ({ db, providers, platforms, ledger, reactions, gates }) =>
     createCustomerService({
       db,

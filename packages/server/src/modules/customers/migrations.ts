@@ -19,3 +19,13 @@ export const identificationUnderTodaysNames = {
   // Nothing to undo: responses read either storage (the snapshot's names are emitted from today's).
   async down(): Promise<void> {},
 };
+
+/** A customer's contact verification state (the reference's Customer.contactVerification); null where none is required. */
+export const customerContactVerification = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await sql`ALTER TABLE customers ADD COLUMN contact_verification jsonb`.execute(db);
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await sql`ALTER TABLE customers DROP COLUMN contact_verification`.execute(db);
+  },
+};

@@ -153,6 +153,19 @@ export const CustomerUpdateRequest = Type.Object(
   { additionalProperties: false, ...byType(false) },
 );
 
+export const ContactVerificationStatus = Type.String({
+  enum: ['PENDING', 'VERIFIED'],
+  description: 'PENDING: required and not confirmed yet (or the contact changed since); VERIFIED: confirmed with a code',
+});
+
+export const ContactVerification = Type.Object(
+  {
+    email: Type.Optional(ContactVerificationStatus),
+    phone: Type.Optional(ContactVerificationStatus),
+  },
+  { description: 'Email and phone verification state; present only for customers whose region requires it (the EEA)' },
+);
+
 export const Customer = Type.Object({
   id: Type.String(),
   platformCustomerId: Type.String(),
@@ -179,6 +192,7 @@ export const Customer = Type.Object({
   expectedMonthlyTransactionCount: Type.Optional(Enum(TX_COUNTS)),
   expectedMonthlyTransactionVolume: Type.Optional(Enum(TX_VOLUMES)),
   businessInfo: Type.Optional(Type.Object({ ...businessInfoProperties, incorporatedOn: Type.Optional(Type.String()), taxId: Type.Optional(Type.String()) })),
+  contactVerification: Type.Optional(ContactVerification),
   isDeleted: Type.Boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,

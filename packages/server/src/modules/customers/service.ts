@@ -1,7 +1,7 @@
 import type { Gates } from '../../core/gates.js';
 import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/schema.js';
-import type { CustomersTable } from './tables.js';
+import type { ContactVerificationState, CustomersTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import type { EventType } from '../../core/events.js';
 import { newId, uuidOf, type CustomerId, type PlatformId } from '../../core/ids.js';
@@ -30,6 +30,7 @@ export interface CustomerView {
   email?: string;
   phoneNumber?: string;
   umaAddress: string;
+  contactVerification?: ContactVerificationState;
   isDeleted: boolean;
   createdAt: string;
   updatedAt: string;
@@ -89,6 +90,7 @@ export function customerView(row: CustomerRow): CustomerView {
     ...(row.phone_number ? { phoneNumber: row.phone_number } : {}),
     umaAddress: row.uma_address,
     ...profile,
+    ...(row.contact_verification ? { contactVerification: row.contact_verification } : {}),
     isDeleted: row.deleted_at !== null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -225,7 +227,7 @@ export async function createCustomer(deps: CustomerDeps, uow: UnitOfWork, sent: 
     throw error;
   }
   await openAccounts(deps, uow, row);
-  await deps.reactions.run(uow, 'customer.created', { customer: { id: row.id, email: row.email, holderName: holderName(row) } });
+  await deps.reactions.run(uow, 'customer.created', { customer: { id: row.id, email: row.email, holderName: holderName(row), region: row.region } });
   const view = customerView(row);
   const type = verificationEventType(customerType, status);
   if (type) uow.emit(type, view);
@@ -311,6 +313,7 @@ export async function updateCustomer(deps: CustomerDeps, uow: UnitOfWork, custom
       ...(patch.email !== undefined ? { email: patch.email } : {}),
       ...(patch.phoneNumber !== undefined ? { phone_number: patch.phoneNumber } : {}),
       ...(patch.umaAddress !== undefined ? { uma_address: patch.umaAddress } : {}),
+      ...contactVerificationAfter(row, patch),
       profile: JSON.stringify(profile),
       updated_at: uow.now,
     })
@@ -319,6 +322,29 @@ export async function updateCustomer(deps: CustomerDeps, uow: UnitOfWork, custom
     .executeTakeFirstOrThrow();
   if (patch.currencies !== undefined) await openAccounts(deps, uow, updated);
   return customerView(updated);
+}
+
+/** A verified contact that changes is no longer verified: its channel goes back to PENDING. */
+function contactVerificationAfter(row: CustomerRow, patch: CustomerInput): { contact_verification?: string } {
+  const state = row.contact_verification;
+  if (!state) return {};
+  const next = { ...state };
+  if (patch.email !== undefined && patch.email !== row.email && next.email) next.email = 'PENDING';
+  if (patch.phoneNumber !== undefined && patch.phoneNumber !== row.phone_number && next.phone) next.phone = 'PENDING';
+  return { contact_verification: JSON.stringify(next) };
+}
+
+/**
+ * Records the customer's contact verification state (the contact-verification module decides it):
+ * shown as `contactVerification` on the customer from then on; null removes it.
+ */
+export async function setContactVerification(executor: Executor, platformId: PlatformId, customerId: CustomerId, state: ContactVerificationState | null): Promise<void> {
+  await executor
+    .updateTable('customers')
+    .set({ contact_verification: state === null ? null : JSON.stringify(state) })
+    .where('platform_id', '=', platformId)
+    .where('id', '=', customerId)
+    .execute();
 }
 
 /**
@@ -345,6 +371,7 @@ export function createCustomerService(deps: CustomerDeps) {
     loadForUpdate: loadCustomerForUpdate,
     setVerificationStatus,
     recordVerifiedDetails,
+    setContactVerification,
     create: (uow: UnitOfWork, input: CustomerInput): Promise<CustomerView> => createCustomer(deps, uow, input),
     findActive: findActiveCustomer,
     requireReady: requireCustomerReady,

@@ -6,6 +6,11 @@ import type { ColumnType } from 'kysely';
 import type { CustomerId, PlatformId } from '../../core/ids.js';
 import type { Json, Timestamp } from '../../db/schema.js';
 
+export interface ContactVerificationState {
+  email?: 'PENDING' | 'VERIFIED';
+  phone?: 'PENDING' | 'VERIFIED';
+}
+
 export interface CustomersTable {
   id: CustomerId;
   platform_id: PlatformId;
@@ -18,6 +23,8 @@ export interface CustomersTable {
   phone_number: string | null;
   uma_address: string;
   profile: Json<Record<string, unknown>>;
+  /** The contact verification state where the customer's region requires one (set by the contact-verification module). */
+  contact_verification: ColumnType<ContactVerificationState | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
