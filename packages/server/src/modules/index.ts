@@ -18,6 +18,7 @@ import wallets from './wallets/index.js';
 import agents, { agentActionsModule } from './agents/index.js';
 import dashboard from './dashboard/index.js';
 import beneficialOwners from './beneficial-owners/index.js';
+import documents from './documents/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -46,4 +47,5 @@ export const modules: readonly ModuleDefinition[] = [
   wallets,
   dashboard,
   beneficialOwners,
+  documents,
 ];
