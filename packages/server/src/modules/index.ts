@@ -19,6 +19,7 @@ import agents, { agentActionsModule } from './agents/index.js';
 import dashboard from './dashboard/index.js';
 import beneficialOwners from './beneficial-owners/index.js';
 import documents from './documents/index.js';
+import verifications from './verifications/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -48,4 +49,5 @@ export const modules: readonly ModuleDefinition[] = [
   dashboard,
   beneficialOwners,
   documents,
+  verifications,
 ];
