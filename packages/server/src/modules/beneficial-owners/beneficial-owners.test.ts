@@ -117,6 +117,10 @@ describe('beneficial owners', () => {
     expect(owner.status).toBe(201);
     expect(errorOf(await t.api(t.platform, 'PATCH', `/beneficial-owners/${owner.body.id}`, { ownershipPercentage: 41 }))).toBe('INVALID_INPUT');
 
+    const deleted = await business();
+    await t.api(t.platform, 'DELETE', `/customers/${deleted}`);
+    expect(errorOf(await addOwner(deleted))).toBe('CUSTOMER_DELETED');
+
     const unknownCustomer = 'Customer:01a20061-044a-7399-9737-e82f3a74e590';
     expect(errorOf(await addOwner(unknownCustomer))).toBe('USER_NOT_FOUND');
     expect(errorOf(await t.api(t.platform, 'GET', `/beneficial-owners?customerId=${unknownCustomer}`))).toBe('USER_NOT_FOUND');
