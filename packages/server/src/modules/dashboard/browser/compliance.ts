@@ -81,10 +81,11 @@ function named(name: string, id: string, self: boolean): HTMLSpanElement {
     : h('span', { class: 'named', 'data-resource': id }, h('span', { class: 'name' }, name), ' ', h('span', { class: 'mono muted' }, id));
 }
 
-/** Who an id names on this page: the customer or one of its owners. */
-function namer(subject: Subject, owners: BeneficialOwner[]): (id: string) => Child {
+/** Who or what an id names on this page: the customer, one of its owners, or one of their documents. */
+function namer(subject: Subject, owners: BeneficialOwner[], documents: DocumentInfo[]): (id: string) => Child {
   const names = new Map<string, string>([[subject.id, subject.name]]);
   for (const o of owners) names.set(o.id, ownerName(o));
+  for (const d of documents) names.set(d.id, d.documentType + ' ' + d.fileName);
   return function (id) {
     const name = names.get(id);
     return name === undefined ? h('span', { class: 'mono', 'data-resource': id }, id) : named(name, id, id === subject.id);
@@ -177,7 +178,7 @@ function documentsSection(lists: HolderDocuments[], who: (id: string) => Child):
 export async function complianceSections(subject: Subject): Promise<HTMLElement[]> {
   const business = subject.customerType === 'BUSINESS';
   const [verifications, owners] = await Promise.all([
-    attempt(api<Page<Verification>>('GET', '/verifications' + query({ customerId: subject.id, limit: 20 }))),
+    attempt(api<Page<Verification>>('GET', '/verifications' + query({ customerId: subject.id, limit: 20, sortOrder: 'desc' }))),
     business ? attempt(api<Page<BeneficialOwner>>('GET', '/beneficial-owners' + query({ customerId: subject.id, limit: LIMIT }))) : Promise.resolve(null),
   ]);
   const ownerList = owners && 'value' in owners ? owners.value.data : [];
@@ -185,7 +186,7 @@ export async function complianceSections(subject: Subject): Promise<HTMLElement[
   const documents = await Promise.all(holders.map(async function (holder): Promise<HolderDocuments> {
     return { holder: holder, outcome: await attempt(api<Page<DocumentInfo>>('GET', '/documents' + query({ documentHolder: holder, limit: LIMIT }))) };
   }));
-  const who = namer(subject, ownerList);
+  const who = namer(subject, ownerList, documents.flatMap(function (d) { return 'value' in d.outcome ? d.outcome.value.data : []; }));
   const countOf = function (ownerId: string): string {
     const found = documents.find(function (d) { return d.holder === ownerId; });
     if (!found || 'error' in found.outcome) return '?';

@@ -67,12 +67,12 @@ async function customer(ctx: PageContext): Promise<Node> {
         ['Updated', when(c.updatedAt)],
         c.isDeleted ? ['Deleted', 'yes'] : null,
       ])),
-    compliance,
     section('Accounts', { id: 'customer-accounts' }, accountTable(accounts.data)),
     section('Cards', { id: 'customer-cards' }, cards.data.length === 0
       ? h('p', { class: 'muted' }, 'No cards.')
       : h('ul', {}, cards.data.map(function (card) { return h('li', {}, link('#/cards/' + encodeURIComponent(card.id), card.brand + ' •••• ' + card.last4), ' ', status(card.state)); }))),
-    h('p', {}, link('#/transactions?customerId=' + encodeURIComponent(c.id), 'Transactions of this customer', { 'data-filter': 'customerId', 'data-value': c.id })));
+    h('p', {}, link('#/transactions?customerId=' + encodeURIComponent(c.id), 'Transactions of this customer', { 'data-filter': 'customerId', 'data-value': c.id })),
+    compliance);
 }
 
 async function accounts(ctx: PageContext): Promise<Node> {
