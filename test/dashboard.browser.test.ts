@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { basic, createTestApp, type ApiResponse, type TestApp, type TestPlatform } from './harness.js';
 import { httpApi } from './payments-fixtures.js';
+import { checkConformance } from './conformance/hook.js';
+import { TINY_PDF } from '../packages/server/src/modules/documents/fixtures.js';
 import { startReceiver } from './webhook-receiver.js';
 import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
 import type { InternalAccountId } from '../packages/server/src/core/ids.js';
@@ -31,6 +33,33 @@ const PAGE_TIMEOUT = 50_000;
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 type Api = ReturnType<typeof httpApi>;
+interface VerificationError {
+  resourceId: string;
+  type: string;
+  field?: string;
+  acceptedDocumentTypes?: string[];
+  reason: string;
+}
+interface Verification {
+  id: string;
+  customerId: string;
+  verificationStatus: string;
+  errors: VerificationError[];
+}
+interface BeneficialOwner {
+  id: string;
+  roles: string[];
+  ownershipPercentage: number;
+  personalInfo: { firstName: string; lastName: string; nationality: string };
+  kycStatus: string;
+}
+interface DocumentInfo {
+  id: string;
+  documentHolder: string;
+  documentType: string;
+  country: string;
+  fileName: string;
+}
 interface BalanceHistory {
   accountId: string;
   data: { at: string; balance: CurrencyAmount; totalBalance: CurrencyAmount }[];
@@ -515,6 +544,131 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(await other.innerText('#fund-result .error .error-message')).toBe(refused.body.message);
     expect(ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${account.id}`)).balance.amount).toBe(before.balance.amount);
     await context.close();
+  });
+
+  it('a business customer: its verifications with their typed errors, its owners and the documents of each', async () => {
+    const p = t.platform;
+    /** An upload as a platform's client sends one: multipart/form-data built by fetch's FormData. */
+    const upload = async (holder: string, documentType: string, fileName: string): Promise<DocumentInfo> => {
+      const form = new FormData();
+      form.set('documentHolder', holder);
+      form.set('documentType', documentType);
+      form.set('country', 'DE');
+      form.set('file', new Blob([TINY_PDF], { type: 'application/pdf' }), fileName);
+      const response = await fetch(`${t.baseUrl}/2025-10-13/documents`, { method: 'POST', headers: { authorization: p.authorization }, body: form });
+      const body = (await response.json()) as DocumentInfo;
+      await checkConformance({ method: 'POST', url: '/2025-10-13/documents', status: response.status, contentType: response.headers.get('content-type') ?? undefined, body });
+      expect(response.status, JSON.stringify(body)).toBe(201);
+      expect(body).toMatchObject({ documentHolder: holder, documentType, fileName });
+      return body;
+    };
+    const person = (firstName: string, lastName: string, nationality: string) => ({
+      firstName, lastName, birthDate: '1979-03-14', nationality, idType: 'NON_US_TAX_ID', identifier: `DE-${lastName}-4711`,
+      address: { line1: 'Torstraße 12', city: 'Berlin', postalCode: '10119', country: 'DE' },
+    });
+    const legalName = 'Lumen Trading GmbH';
+    const business = ok(await api<Customer>(p, 'POST', '/customers', { customerType: 'BUSINESS', platformCustomerId: 'lumen', businessInfo: { legalName, country: 'DE', taxId: 'DE-811-907', registrationNumber: 'HRB-12345' } }));
+    const ines = ok(await api<BeneficialOwner>(p, 'POST', '/beneficial-owners', { customerId: business.id, roles: ['UBO', 'DIRECTOR'], ownershipPercentage: 60, personalInfo: person('Ines', 'Keller', 'DE') }));
+    await upload(ines.id, 'PASSPORT', 'ines-passport.pdf');
+
+    // First submission: the address, the countries, a control person, three documents of the
+    // business and a second ID of the (non-US) owner are missing.
+    const first = ok(await api<Verification>(p, 'POST', '/verifications', { customerId: business.id }));
+    expect(first.verificationStatus).toBe('RESOLVE_ERRORS');
+    expect(first.errors.some((e) => e.resourceId === ines.id && e.type === 'MISSING_IDENTITY_DOCUMENT')).toBe(true);
+    expect(first.errors.some((e) => e.resourceId === business.id && e.field === 'customer.address.line1')).toBe(true);
+
+    // Resolved, it goes to review and the review approves it.
+    ok(await api(p, 'PATCH', `/customers/${business.id}`, { customerType: 'BUSINESS', address: { line1: 'Torstraße 12', city: 'Berlin', postalCode: '10119', country: 'DE' }, businessInfo: { countriesOfOperation: ['DE', 'US'] } }));
+    const sam = ok(await api<BeneficialOwner>(p, 'POST', '/beneficial-owners', { customerId: business.id, roles: ['CONTROL_PERSON'], ownershipPercentage: 25, personalInfo: person('Sam', 'Rivera', 'US') }));
+    await upload(ines.id, 'NATIONAL_ID', 'ines-id-card.pdf');
+    await upload(sam.id, 'DRIVERS_LICENSE', 'sam-licence.pdf');
+    for (const [type, file] of [['CERTIFICATE_OF_INCORPORATION', 'handelsregister.pdf'], ['SHAREHOLDER_REGISTER', 'gesellschafterliste.pdf'], ['UTILITY_BILL', 'strom-oktober.pdf']] as const) await upload(business.id, type, file);
+    const second = ok(await api<Verification>(p, 'POST', '/verifications', { customerId: business.id }));
+    expect(second.verificationStatus).toBe('IN_PROGRESS');
+    ok(await api(p, 'POST', '/sandbox/clock/advance', { seconds: 11 }));
+    await t.container.jobs.runDue();
+    expect(ok(await api<Verification>(p, 'GET', `/verifications/${second.id}`)).verificationStatus).toBe('APPROVED');
+
+    // What the API answers, read the way the page reads it.
+    const customer = ok(await api<Customer>(p, 'GET', `/customers/${business.id}`));
+    expect(customer.kybStatus).toBe('APPROVED');
+    const verifications = ok(await api<List<Verification>>(p, 'GET', `/verifications?customerId=${encodeURIComponent(business.id)}&limit=20`));
+    expect(verifications.data.map((v) => [v.id, v.verificationStatus])).toEqual([[second.id, 'APPROVED'], [first.id, 'RESOLVE_ERRORS']]);
+    const owners = ok(await api<List<BeneficialOwner>>(p, 'GET', `/beneficial-owners?customerId=${encodeURIComponent(business.id)}&limit=100`));
+    expect(owners.data.map((o) => o.id).sort()).toEqual([ines.id, sam.id].sort());
+    const documentsOf = async (holder: string) => ok(await api<List<DocumentInfo>>(p, 'GET', `/documents?documentHolder=${encodeURIComponent(holder)}&limit=100`)).data;
+    const businessDocuments = await documentsOf(business.id);
+    const ownerDocuments = new Map<string, DocumentInfo[]>();
+    for (const o of owners.data) ownerDocuments.set(o.id, await documentsOf(o.id));
+    expect(businessDocuments).toHaveLength(3);
+    expect(ownerDocuments.get(ines.id)).toHaveLength(2);
+    const names = new Map<string, string>([[business.id, legalName], ...owners.data.map((o) => [o.id, `${o.personalInfo.firstName} ${o.personalInfo.lastName}`] as [string, string])]);
+
+    // Signed in by the earlier tests; alone (-t), this test signs in itself.
+    if (!page.url().includes('/dashboard')) await signIn(page, t.baseUrl!, t.platform);
+    await open(page, `#/customers/${business.id}`);
+    expect(await page.innerText('#kyc-status')).toBe('APPROVED');
+
+    // Verifications: newest first, each with its status; the RESOLVE_ERRORS one lists every error.
+    const shownVerifications = await page.locator('#customer-verifications .verification').evaluateAll((items) => items.map((i) => [(i as HTMLElement).dataset.id, (i as HTMLElement).dataset.status]));
+    expect(shownVerifications).toEqual(verifications.data.map((v) => [v.id, v.verificationStatus]));
+    for (const v of verifications.data) {
+      const block = page.locator(`#customer-verifications .verification[data-id="${v.id}"]`);
+      expect(await block.locator('h3 .badge').innerText()).toBe(v.verificationStatus);
+      const rows = block.locator('table.verification-errors tbody tr');
+      expect(await rows.count()).toBe(v.errors.length);
+      for (const [i, e] of v.errors.entries()) {
+        const row = rows.nth(i);
+        expect(await row.getAttribute('data-type')).toBe(e.type);
+        expect(await row.locator('[data-col=type]').innerText()).toBe(e.type);
+        expect(await row.locator('[data-col=field]').innerText()).toBe(e.field ?? '—');
+        expect(await row.locator('[data-col=reason]').innerText()).toBe(e.reason);
+        expect(await row.locator('[data-col=accepted]').innerText()).toBe(e.acceptedDocumentTypes?.join(', ') || '—');
+        // The resource by name, with its id beside it.
+        expect(await row.locator('[data-col=resource] .name').innerText()).toBe(names.get(e.resourceId));
+        expect(await row.locator('[data-col=resource] [data-resource]').getAttribute('data-resource')).toBe(e.resourceId);
+        if (e.resourceId !== business.id) expect(await row.locator('[data-col=resource] .mono').innerText()).toBe(e.resourceId);
+      }
+    }
+    expect(await page.locator(`#customer-verifications [data-id="${first.id}"] [data-col=resource] .name`).allInnerTexts()).toContain('Ines Keller');
+
+    // Owners: name, roles, share, KYC status and how many documents each has.
+    expect(await rowIds(page, '#owner-table')).toEqual(owners.data.map((o) => o.id));
+    for (const o of owners.data) {
+      const row = page.locator(`#owner-table tr[data-id="${o.id}"]`);
+      expect(await row.locator('[data-col=name]').innerText()).toBe(names.get(o.id));
+      expect(await row.locator('[data-col=roles]').innerText()).toBe(o.roles.join(', '));
+      expect(await row.locator('[data-col=ownership]').innerText()).toBe(`${o.ownershipPercentage} %`);
+      expect(await row.locator('[data-col=kycStatus]').innerText()).toBe(o.kycStatus);
+      expect(await row.locator('[data-col=documents]').innerText()).toBe(String(ownerDocuments.get(o.id)!.length));
+    }
+
+    // Documents: the business's, then each owner's, with the holder named.
+    const allDocuments = [...businessDocuments, ...owners.data.flatMap((o) => ownerDocuments.get(o.id)!)];
+    expect(await rowIds(page, '#document-table')).toEqual(allDocuments.map((d) => d.id));
+    for (const d of allDocuments) {
+      const row = page.locator(`#document-table tr[data-id="${d.id}"]`);
+      expect(await row.locator('[data-col=type]').innerText()).toBe(d.documentType);
+      expect(await row.locator('[data-col=fileName] .name').innerText()).toBe(d.fileName);
+      expect(await row.locator('[data-col=fileName] .mono').innerText()).toBe(d.id);
+      expect(await row.locator('[data-col=country]').innerText()).toBe(d.country);
+      expect(await row.locator('[data-col=holder] .name').innerText()).toBe(names.get(d.documentHolder));
+    }
+    // No raw JSON anywhere in these sections.
+    expect(await page.locator('#customer-verifications pre, #customer-owners pre, #customer-documents pre').count()).toBe(0);
+    expect(await page.innerText('#customer-verifications')).not.toContain('{');
+    // The screenshot shows the three sections whole: a taller window for it.
+    await page.setViewportSize({ width: 1280, height: 2000 });
+    await page.locator('#customer-verifications').evaluate((el) => el.scrollIntoView());
+    await screenshot(page, 'customer-compliance');
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // An individual has no owners section; its (empty) verification history says so.
+    await open(page, `#/customers/${ada.id}`);
+    expect(await page.locator('#customer-owners').count()).toBe(0);
+    expect(await page.locator('#no-verifications').count()).toBe(1);
+    expect(await rowIds(page, '#document-table')).toEqual([]);
   });
 
   it('sign out forgets the credentials', async () => {

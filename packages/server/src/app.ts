@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import multipart from '@fastify/multipart';
 import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { v7 as uuidv7 } from 'uuid';
@@ -9,6 +10,7 @@ import type { Container } from './contract/container.js';
 import { ping } from './db/database.js';
 import { createAuthenticator } from './http/auth.js';
 import { refuseWhileClosing, registerErrorHandling } from './http/errors.js';
+import { unsupportedMediaType } from './core/errors.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { logError, logRequest } from './http/log-serializers.js';
 import { OneLinePerRequest } from './http/request-log.js';
@@ -123,6 +125,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       api.addHook('onRequest', createAuthenticator(container.tokens, (container as Partial<Pick<Container, 'agents'>>).agents));
       // The API speaks JSON only; any other body type is refused with 415.
       api.removeContentTypeParser(['text/plain']);
+      // File uploads (documents) stream multipart/form-data; the parser only marks the request and
+      // the route's handler reads the parts with its own limits. Routes that do not declare
+      // `multipart` refuse it as before (415), so JSON routes are unaffected.
+      await api.register(multipart);
+      api.addHook('preValidation', async (request) => {
+        if (request.isMultipart() && (request.routeOptions.config as RouteConfig).multipart !== true) throw unsupportedMediaType();
+      });
       const declare = createRoutes(api, { clock: container.clock, changes });
       for (const module of container.modules) {
         module.routes?.(declare, container);

@@ -29,6 +29,11 @@ export interface RouteSpec<S extends FastifySchema> {
    * scope's actor is the agent, bound to its customer. Platform credentials are refused here.
    */
   agent?: boolean;
+  /**
+   * The route also takes a multipart/form-data body (a file upload), which its handler reads as a
+   * stream (`request.parts()`); every other route refuses multipart with 415.
+   */
+  multipart?: boolean;
 }
 
 export type ReadHandler<S extends FastifySchema> = (scope: Scope, request: ApiRequest<S>) => unknown;
@@ -45,6 +50,8 @@ export interface Routes {
   post<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
   patch<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
   delete<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
+  /** A full replacement of a resource (a document's file); like a PATCH, under the idempotency layer. */
+  put<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
   /** A POST whose work calls out over the network (so it holds no transaction open); still idempotent. */
   postOutsideTransaction<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: OutsideHandler<S>): void;
   /**
@@ -63,6 +70,8 @@ export interface RouteConfig {
   change?: { status: number; transactional: boolean };
   /** Agent routes: bearer token of an agent instead of API credentials. */
   agent?: boolean;
+  /** Takes a multipart/form-data body (see RouteSpec.multipart). */
+  multipart?: boolean;
 }
 
 function allErrors(method: string, spec: RouteSpec<FastifySchema>): ErrorSpec[] {
@@ -91,10 +100,16 @@ export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; ch
     });
   }
 
-  function change<S extends FastifySchema>(method: 'POST' | 'PATCH' | 'DELETE', url: string, spec: RouteSpec<S>, handler: ChangeHandler<S> | OutsideHandler<S>, transactional: boolean): void {
+  function change<S extends FastifySchema>(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, spec: RouteSpec<S>, handler: ChangeHandler<S> | OutsideHandler<S>, transactional: boolean): void {
     const errors = allErrors(method, spec);
     const status = spec.status ?? (method === 'DELETE' ? 204 : 200);
-    const config: RouteConfig = { ...(spec.permission ? { permission: spec.permission } : {}), ...(spec.agent ? { agent: true } : {}), errors, change: { status, transactional } };
+    const config: RouteConfig = {
+      ...(spec.permission ? { permission: spec.permission } : {}),
+      ...(spec.agent ? { agent: true } : {}),
+      ...(spec.multipart ? { multipart: true } : {}),
+      errors,
+      change: { status, transactional },
+    };
     app.route({
       method,
       url,
@@ -119,6 +134,7 @@ export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; ch
     post: (url, spec, handler) => change('POST', url, spec, handler, true),
     patch: (url, spec, handler) => change('PATCH', url, spec, handler, true),
     delete: (url, spec, handler) => change('DELETE', url, spec, handler, true),
+    put: (url, spec, handler) => change('PUT', url, spec, handler, true),
     postOutsideTransaction: (url, spec, handler) => change('POST', url, spec, handler, false),
     postPublic: (url, spec, handler) => {
       const errors = [...allErrors('GET', spec).filter((e) => e.status !== 401 && e.status !== 403), ...BODY_ERRORS.filter(() => Boolean(spec.schema.body))];

@@ -18,6 +18,9 @@ import cards, { cardTransactionsModule } from './cards/index.js';
 import wallets from './wallets/index.js';
 import agents, { agentActionsModule } from './agents/index.js';
 import dashboard from './dashboard/index.js';
+import beneficialOwners from './beneficial-owners/index.js';
+import documents from './documents/index.js';
+import verifications from './verifications/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -46,4 +49,7 @@ export const modules: readonly ModuleDefinition[] = [
   agentActionsModule,
   wallets,
   dashboard,
+  beneficialOwners,
+  documents,
+  verifications,
 ];

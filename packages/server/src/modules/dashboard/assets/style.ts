@@ -65,5 +65,17 @@ form .buttons { margin-bottom: 0; }
 #balance-chart .line.total { stroke: #98a2b3; stroke-dasharray: 4 3; stroke-width: 1.5; }
 #balance-chart .point { fill: #fff; stroke: var(--brand); stroke-width: 2; }
 details { margin-top: .75rem; }
+.badge-resolve_errors { color: var(--bad); border-color: #f5c2bd; background: #fef3f2; }
+.badge-in_progress, .badge-pending_manual_review, .badge-unverified { color: var(--warn); border-color: #f9dbaf; background: #fffaeb; }
+.verification { border-top: 1px solid var(--line); padding-top: .5rem; margin-top: .5rem; }
+.verification:first-of-type { border-top: 0; margin-top: 0; padding-top: 0; }
+.verification h3 { margin: .25rem 0; display: flex; gap: .4rem; align-items: center; flex-wrap: wrap; }
+.verification p { margin: .25rem 0; }
+table.verification-errors td[data-col=type] code { white-space: nowrap; }
+table.verification-errors td[data-col=field] { overflow-wrap: anywhere; min-width: 10rem; }
+table.verification-errors td[data-col=accepted] { font-size: 11px; color: var(--muted); max-width: 16rem; }
+table.verification-errors td[data-col=reason] { min-width: 14rem; }
+#owner-table td, #document-table td { overflow-wrap: anywhere; }
+.named .mono { display: block; font-size: 11px; }
 summary { cursor: pointer; color: var(--muted); }
 `;

@@ -1,12 +1,13 @@
 /**
  * The dashboard's customer and account pages (bundled into /dashboard/assets/app.js): customers
- * page by page and one customer with its KYC state and accounts; internal accounts with their
- * balances, and one account with its balance over time (an SVG chart of the balance-history
- * extension) and its latest transactions.
+ * page by page and one customer with its KYC state, accounts and (compliance.ts) its verifications,
+ * beneficial owners and documents; internal accounts with their balances, and one account with its
+ * balance over time (an SVG chart of the balance-history extension) and its latest transactions.
  */
 import { api, currentCursor, cursorState, fields, formatMoney, h, link, minorToDecimal, money, pager, query, section, status, svg, table, when, type Attrs, type PageContext, type Routes } from './lib.js';
 import type { BalancePoint, Card, Customer, InternalAccount, Page, Transaction } from './wire.js';
 import { transactionTable } from './payments.js';
+import { complianceSections } from './compliance.js';
 
 const customerPages = cursorState();
 const accountPages = cursorState();
@@ -46,9 +47,10 @@ async function customers(ctx: PageContext): Promise<Node> {
 
 async function customer(ctx: PageContext): Promise<Node> {
   const c = await api<Customer>('GET', '/customers/' + encodeURIComponent(ctx.id ?? ''));
-  const [accounts, cards] = await Promise.all([
+  const [accounts, cards, compliance] = await Promise.all([
     api<Page<InternalAccount>>('GET', '/internal-account' + query({ customerId: c.id, limit: 100 })),
     api<Page<Card>>('GET', '/cards' + query({ cardholderId: c.id, limit: 100 })),
+    complianceSections({ id: c.id, customerType: c.customerType, name: customerName(c) }),
   ]);
   return h('div', {},
     h('p', {}, link('#/customers', '← Customers')),
@@ -69,7 +71,8 @@ async function customer(ctx: PageContext): Promise<Node> {
     section('Cards', { id: 'customer-cards' }, cards.data.length === 0
       ? h('p', { class: 'muted' }, 'No cards.')
       : h('ul', {}, cards.data.map(function (card) { return h('li', {}, link('#/cards/' + encodeURIComponent(card.id), card.brand + ' •••• ' + card.last4), ' ', status(card.state)); }))),
-    h('p', {}, link('#/transactions?customerId=' + encodeURIComponent(c.id), 'Transactions of this customer', { 'data-filter': 'customerId', 'data-value': c.id })));
+    h('p', {}, link('#/transactions?customerId=' + encodeURIComponent(c.id), 'Transactions of this customer', { 'data-filter': 'customerId', 'data-value': c.id })),
+    compliance);
 }
 
 async function accounts(ctx: PageContext): Promise<Node> {
