@@ -17,6 +17,7 @@ import cards, { cardTransactionsModule } from './cards/index.js';
 import wallets from './wallets/index.js';
 import agents, { agentActionsModule } from './agents/index.js';
 import dashboard from './dashboard/index.js';
+import sca from './sca/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -44,4 +45,5 @@ export const modules: readonly ModuleDefinition[] = [
   agentActionsModule,
   wallets,
   dashboard,
+  sca,
 ];
