@@ -100,8 +100,12 @@ export async function heldChallenge(uow: UnitOfWork, quoteId: QuoteId): Promise<
 export const quoteScaChallengeColumn = {
   async up(db: Kysely<unknown>): Promise<void> {
     await sql`ALTER TABLE quotes ADD COLUMN sca_challenge jsonb`.execute(db);
+    await sql`ALTER TABLE quotes DROP CONSTRAINT quotes_status_check`.execute(db);
+    await sql`ALTER TABLE quotes ADD CONSTRAINT quotes_status_check CHECK (status IN ('PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'))`.execute(db);
   },
   async down(db: Kysely<unknown>): Promise<void> {
+    await sql`ALTER TABLE quotes DROP CONSTRAINT quotes_status_check`.execute(db);
+    await sql`ALTER TABLE quotes ADD CONSTRAINT quotes_status_check CHECK (status IN ('PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'))`.execute(db);
     await sql`ALTER TABLE quotes DROP COLUMN sca_challenge`.execute(db);
   },
 };
