@@ -152,7 +152,7 @@ export function requireProof(proof: Proof, factor: 'SMS_OTP' | 'TOTP' | 'PASSKEY
 async function proofHolds(deps: ScaDeps, uow: UnitOfWork, challenge: ChallengeRow, proof: Proof): Promise<boolean> {
   if (typeof proof.code === 'string' && proof.code.length > 0) {
     if (challenge.code_hash !== null && otpMatches(challenge.id, proof.code, challenge.code_hash)) return true;
-    return (challenge.available_factors as string[]).includes('TOTP') && verifyTotpCode(deps, uow, challenge.customer_id, proof.code);
+    return (challenge.available_factors).includes('TOTP') && verifyTotpCode(deps, uow, challenge.customer_id, proof.code);
   }
   if (!challenge.passkey_challenge || !proof.passkeyAssertion) return false;
   const passkey = await activePasskey(uow, challenge.customer_id);

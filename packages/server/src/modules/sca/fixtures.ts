@@ -126,11 +126,12 @@ async function create(ctx: FixtureContext): Promise<void> {
   await call('POST', `/customers/external-accounts/${trusted}/untrust`);
   for (const route of ['untrust', 'untrust/confirm']) ids.set(`ExternalAccount at POST /customers/external-accounts/:externalAccountId/${route}`, trusted);
 
-  const account = (await call('GET', `/internal-account?customerId=${encodeURIComponent(customerId)}`)) as Body<{ data: { id: string }[] }>;
-  await call('POST', `/sandbox/internal-accounts/${account.body.data[0]!.id}/fund`, { amount: 100_000 });
+  const accounts = (await call('GET', `/internal-account?customerId=${encodeURIComponent(customerId)}`)) as Body<{ data: { id: string; type: string; balance: { currency: { code: string } } }[] }>;
+  const usd = accounts.body.data.find((a) => a.type === 'INTERNAL_FIAT' && a.balance.currency.code === 'USD')!.id;
+  await call('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: 100_000 });
   for (const route of ['POST /quotes/:quoteId/authorize', 'POST /quotes/:quoteId/authorize/resend']) {
     const quote = (await call('POST', '/quotes', {
-      source: { sourceType: 'ACCOUNT', accountId: account.body.data[0]!.id },
+      source: { sourceType: 'ACCOUNT', accountId: usd },
       destination: { destinationType: 'ACCOUNT', accountId: toTrust },
       lockedCurrencySide: 'SENDING',
       lockedCurrencyAmount: 1000,

@@ -37,7 +37,7 @@ export default defineModule({
       platforms,
       messenger: providers.messenger,
       codes: sandbox ? { issue: () => SANDBOX_SCA_CODE } : randomOtpIssuer,
-      sandboxCode: sandbox ? SANDBOX_SCA_CODE : undefined,
+      alwaysValidCode: sandbox ? SANDBOX_SCA_CODE : undefined,
     };
     return { ...createScaService(deps), deps };
   },

@@ -9,7 +9,7 @@ const Factor = Type.Unsafe<'SMS_OTP' | 'TOTP' | 'PASSKEY'>(Type.String({ enum: F
 const NullableString = (options: { description?: string; maxLength?: number } = {}) => Type.Union([Type.String({ maxLength: options.maxLength ?? 2048 }), Type.Null()], options.description ? { description: options.description } : {});
 const Opaque = (description: string) => Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true, description }));
 
-export const CustomerQuery = Type.Object({ customerId: Id('Customer') }, { additionalProperties: false });
+export const CustomerQuery = Type.Object({ customerId: Id('Customer') });
 
 export const ScaFactorView = Type.Object({
   factor: Factor,
@@ -55,7 +55,7 @@ export const ScaFactorConfirmResponse = Type.Object({
   factor: Type.Optional(ScaFactorView),
 });
 
-export const CredentialParams = Type.Object({ credentialId: Type.String({ minLength: 1, maxLength: 1024, description: 'The passkey’s credential id' }) });
+export const CredentialParams = Type.Object({ credentialId: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_=:.-]+$', description: 'The passkey’s credential id (base64url)' }) });
 
 export const ScaLoginStartRequest = Type.Object({ factor: Factor }, { additionalProperties: false });
 

@@ -34,7 +34,7 @@ export interface ScaDeps {
   /** Makes the SMS codes: random in production, the reference's sandbox code (123456) in the sandbox. */
   codes: OtpIssuer;
   /** The sandbox's fixed code, also taken for TOTP (the reference: "In sandbox, the TOTP code is always 123456"); none in production. */
-  sandboxCode: string | undefined;
+  alwaysValidCode: string | undefined;
 }
 
 /**

@@ -42,7 +42,7 @@ export async function challengeFor(deps: ScaDeps, uow: UnitOfWork, customer: Sca
     id: row.id,
     expiresAt: row.expires_at.toISOString(),
     factor,
-    availableFactors: row.available_factors as string[],
+    availableFactors: row.available_factors,
     ...(purpose === 'QUOTE' ? { purpose: 'PAYOUT' } : {}),
     ...(factor === 'PASSKEY' && passkey && passkeyChallenge ? { passkeyAssertionOptions: assertionOptions(await relyingParty(deps, uow), passkeyChallenge, passkey.credential_id!) } : {}),
   };
