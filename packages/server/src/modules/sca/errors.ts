@@ -119,7 +119,10 @@ export const scaSessionRequired = defineError(
 
 export const notResendable = defineError(
   { status: 409, code: 'CONFLICT', reason: 'CHALLENGE_NOT_RESENDABLE', description: 'The quote has no pending SMS challenge whose code can be re-sent (passkey challenges cannot be)' },
-  (factor: string) => ({ message: `The quote’s challenge is ${factor}; only SMS_OTP codes can be re-sent`, details: { factor } }),
+  (factor: string | null) => ({
+    message: factor === null ? 'The quote’s challenge expired; its code can no longer be re-sent' : `The quote’s challenge is ${factor}; only SMS_OTP codes can be re-sent`,
+    details: { factor },
+  }),
 );
 
 export const SCA_ERRORS = [

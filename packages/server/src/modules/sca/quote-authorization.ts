@@ -54,7 +54,7 @@ export async function resendQuoteCode(deps: ScaDeps, uow: UnitOfWork, quoteId: Q
   const customer = await requireScaCustomer(deps, uow.tx, uow.platformId, held.customerId);
   if (held.status !== 'PENDING_AUTHORIZATION' || held.expiresAt.getTime() <= uow.now.getTime()) throw quoteNotPendingAuthorization(quoteId, held.status);
   const challenge = await liveChallenge(uow, customer.id, 'QUOTE', quoteId);
-  if (!challenge) throw notResendable('EXPIRED');
+  if (!challenge) throw notResendable(null);
   if (challenge.factor !== 'SMS_OTP' || !customer.phone) throw notResendable(challenge.factor);
   const sinceLast = challenge.last_sent_at ? (uow.now.getTime() - challenge.last_sent_at.getTime()) / 1000 : Infinity;
   // The first resend may follow the first send at once (it did not arrive); later ones wait.

@@ -33,7 +33,8 @@ export function totpUri(secret: string, label: string, issuer: string): string {
 /** The base32 secret from either form the enrolment start returned (hex `secret` or `secretBase32Encoded`). */
 export function normalizeSecret(given: string): string | undefined {
   const trimmed = given.replace(/\s+/g, '');
-  if (/^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0 && trimmed.length >= 32) return base32.encode(Buffer.from(trimmed, 'hex'));
+  // The raw form is lowercase hex (base32 is uppercase letters and 2-7).
+  if (/^[0-9a-f]+$/.test(trimmed) && trimmed.length % 2 === 0 && trimmed.length >= 32) return base32.encode(Buffer.from(trimmed, 'hex'));
   const upper = trimmed.toUpperCase().replace(/=+$/, '');
   return /^[A-Z2-7]+$/.test(upper) ? upper : undefined;
 }
