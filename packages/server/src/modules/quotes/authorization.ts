@@ -85,9 +85,23 @@ export async function resumeAuthorized(deps: QuoteServiceDeps, uow: UnitOfWork, 
   const challenge = q.sca_challenge as QuoteScaChallenge | null;
   if (!(await check({ quoteId: q.id, customerId: q.customer_id, challengeId: challenge?.id }))) return undefined;
   refuseUnlessReady(q.customer_id, q.customer_status, q.customer_deleted_at);
+  if (q.source_type === 'REALTIME_FUNDING') return quoteView(await releaseForFunding(deps, uow, q), uow.now);
   await deps.limits.consume(uow, q.sending_currency, q.total_sending_minor);
   await uow.tx.updateTable('quotes').set({ sca_challenge: null }).where('platform_id', '=', uow.platformId).where('id', '=', q.id).execute();
   return quoteView(await deps.lifecycle.executeLocked(uow, { ...q, sca_challenge: null }));
+}
+
+/** An authorized real-time funded quote waits for its money again (PENDING), now showing its paymentInstructions. */
+async function releaseForFunding(deps: Pick<QuoteServiceDeps, 'transactions'>, uow: UnitOfWork, q: QuoteRow): Promise<QuoteRow> {
+  const row = await uow.tx
+    .updateTable('quotes')
+    .set({ status: 'PENDING', sca_challenge: null, updated_at: uow.now })
+    .where('platform_id', '=', uow.platformId)
+    .where('id', '=', q.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await deps.transactions.setStatus(uow, q.transaction_id, { status: 'PENDING' });
+  return row;
 }
 
 /** The held quote's challenge, as a gate that holds it may need to read it again (GET shows it too). */

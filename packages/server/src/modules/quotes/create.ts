@@ -239,9 +239,13 @@ async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: Resol
   });
 }
 
-/** An immediate execution the execution gates hold is born PENDING_AUTHORIZATION instead, and executes nothing. */
+/**
+ * An immediate execution the execution gates hold is born PENDING_AUTHORIZATION instead, and
+ * executes nothing; so is a real-time funded quote (its paymentInstructions are withheld until it
+ * is authorized: the payment is authorized before the money is sent in).
+ */
 async function heldIfGated(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, draft: QuoteDraft): Promise<QuoteDraft> {
-  if (!draft.executeNow) return draft;
+  if (!draft.executeNow && !draft.realtime) return draft;
   const hold = await askExecutionGates(deps, uow, { quoteId: draft.quoteId, customerId: source.customerId, destinationAccountId: request.destination.accountId });
   return hold ? { ...draft, status: 'PENDING_AUTHORIZATION', executeNow: false, scaChallenge: hold.scaChallenge } : draft;
 }

@@ -52,7 +52,8 @@ export function quoteView(row: QuoteRow, now?: Date): QuoteView {
     platformFeesIncluded: row.platform_fees_minor,
     transactionId: row.transaction_id,
     ...(row.description ? { description: row.description } : {}),
-    ...(row.payment_instructions ? { paymentInstructions: row.payment_instructions } : {}),
+    // A quote waiting for authorization shows how to pay it only once authorized.
+    ...(row.payment_instructions && row.status !== 'PENDING_AUTHORIZATION' ? { paymentInstructions: row.payment_instructions } : {}),
     ...(row.status === 'PENDING_AUTHORIZATION' && !expired && row.sca_challenge ? { scaChallenge: row.sca_challenge as QuoteScaChallenge } : {}),
   };
 }

@@ -89,6 +89,35 @@ describe('an SCA customer’s quote waits for authorization', () => {
   });
 });
 
+describe('a real-time funded quote of an SCA customer', () => {
+  it('is born PENDING_AUTHORIZATION without paymentInstructions; authorized, it shows them and waits for the money', async () => {
+    const c = await scaCustomer('PT', '+351912345678', 0);
+    await login(c.customerId);
+    const created = await t.api<HeldQuote>(p, 'POST', '/quotes', {
+      source: { sourceType: 'REALTIME_FUNDING', customerId: c.customerId, currency: 'USD' },
+      destination: { destinationType: 'ACCOUNT', accountId: c.clabe },
+      lockedCurrencySide: 'RECEIVING',
+      lockedCurrencyAmount: 10_000,
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.status).toBe('PENDING_AUTHORIZATION');
+    expect(created.body.scaChallenge?.factor).toBe('SMS_OTP');
+    expect(created.body.paymentInstructions).toBeUndefined();
+    const early = await t.api(p, 'POST', '/sandbox/send', { quoteId: created.body.id, currencyCode: 'USD' });
+    expect(errorOf(early)).toBe('CONFLICT QUOTE_PENDING_AUTHORIZATION');
+
+    const authorized = await authorize(created.body.id);
+    expect(authorized.status, authorized.text).toBe(200);
+    expect(authorized.body.status).toBe('PENDING');
+    expect(authorized.body.scaChallenge).toBeUndefined();
+    expect(authorized.body.paymentInstructions?.length).toBeGreaterThan(0);
+    expect((await t.api<Transaction>(p, 'GET', `/transactions/${created.body.transactionId}`)).body.status).toBe('PENDING');
+    const paid = await t.api<Transaction>(p, 'POST', '/sandbox/send', { quoteId: created.body.id, currencyCode: 'USD' });
+    expect(paid.status, paid.text).toBe(200);
+    expect((await t.api<HeldQuote>(p, 'GET', `/quotes/${created.body.id}`)).body.status).toBe('PROCESSING');
+  });
+});
+
 describe('POST /quotes/{id}/authorize', () => {
   it('needs a live SCA session (409 SCA_SESSION_REQUIRED); a wrong code is refused; the right one executes it once', async () => {
     const c = await scaCustomer('IT');
