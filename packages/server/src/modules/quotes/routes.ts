@@ -84,7 +84,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         headers: WalletSignatureHeaders,
         response: { 200: Quote },
       },
-      errors: [...executable, fundedInRealTime, signatureMissing, signatureMalformed, signatureInvalid, notImplemented],
+      errors: [...executable, fundedInRealTime, signatureMissing, signatureMalformed, signatureInvalid],
     },
     (uow, req) => quotes.execute(uow, req.params.quoteId, { signature: req.headers['service-wallet-signature'] }),
   );

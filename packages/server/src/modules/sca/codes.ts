@@ -1,10 +1,9 @@
 import { newId, type CustomerId } from '../../core/ids.js';
-import { notImplemented } from '../../core/errors.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { inMs, scheduleJob, type JobHandler } from '../../jobs/jobs.js';
 import { MessagingNotConfigured } from '../../providers/messenger.js';
 import { otpHash, otpMatches } from '../wallets/otp.js';
-import { accountLocked, challengeBurnt, codeBurnt, codeExpired, codeInvalid, proofMissing } from './errors.js';
+import { accountLocked, challengeBurnt, codeBurnt, codeExpired, codeInvalid, proofMissing, smsNotConfigured } from './errors.js';
 import { activePasskey, checkAssertion, relyingParty } from './passkey.js';
 import type { Proof } from './schemas.js';
 import { recordFailedAttempt, Refusal, type ScaDeps } from './support.js';
@@ -37,9 +36,12 @@ function codeContext(challengeId: string): string {
   return `sca-code:${challengeId}`;
 }
 
-/** 501 when this installation has no way to send the code (production without an SMS gateway). */
+/**
+ * 503 when this installation has no way to send the code (production without an SMS gateway): the
+ * SCA operations document no 501, and 503 is what every operation may answer.
+ */
 export function requireSmsDelivery(deps: Pick<ScaDeps, 'messenger'>): void {
-  if (deps.messenger.smsDelivery === 'NONE') throw notImplemented('This installation cannot send SMS codes', 'MONETA_SMS_URL');
+  if (deps.messenger.smsDelivery === 'NONE') throw smsNotConfigured();
 }
 
 /**

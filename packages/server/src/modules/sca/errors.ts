@@ -125,7 +125,18 @@ export const notResendable = defineError(
   }),
 );
 
+export const smsNotConfigured = defineError(
+  {
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    reason: 'SMS_NOT_CONFIGURED',
+    description: 'This installation has no SMS gateway (MONETA_SMS_URL), so no SCA code can be sent; the operator must configure one',
+  },
+  () => ({ message: 'This installation cannot send SMS codes: its operator has not configured an SMS gateway (MONETA_SMS_URL)', details: { missing: 'MONETA_SMS_URL' } }),
+);
+
 export const SCA_ERRORS = [
+  smsNotConfigured,
   scaNotRequired,
   passkeyAlreadyEnrolled,
   totpAlreadyEnrolled,

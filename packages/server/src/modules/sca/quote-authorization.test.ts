@@ -139,6 +139,21 @@ describe('POST /quotes/{id}/authorize', () => {
     expect(await f.eventTypes(q.transactionId)).toEqual(['OUTGOING_PAYMENT.PENDING_AUTHORIZATION', 'OUTGOING_PAYMENT.PROCESSING']);
   });
 
+  it('a session ends when a password reset is recorded, or after 180 days: authorize is then 409 SCA_SESSION_REQUIRED', async () => {
+    const c = await scaCustomer('LU', '+352621123456');
+    await login(c.customerId);
+    const first = await quote(c.accountId, c.clabe, true);
+    expect((await t.api(p, 'POST', `/sca/record-event?customerId=${c.customerId}`, { eventType: 'RESET_PASSWORD_COMPLETED' })).status).toBe(200);
+    expect(errorOf(await authorize(first.id))).toBe('SCA_SESSION_REQUIRED');
+    await login(c.customerId);
+    expect((await authorize(first.id)).status).toBe(200);
+
+    await f.advance(180 * 24 * 3600 + 1);
+    const second = await quote(c.accountId, c.clabe, true);
+    expect(errorOf(await authorize(second.id))).toBe('SCA_SESSION_REQUIRED');
+    expect(await f.balance(c.accountId)).toBe(100_000 - first.totalSendingAmount);
+  });
+
   it('twenty concurrent executes hold it once (one challenge, one event), and twenty concurrent authorizations move the money once', async () => {
     const c = await scaCustomer('ES');
     await login(c.customerId);

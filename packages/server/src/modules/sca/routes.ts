@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { notImplemented } from '../../core/errors.js';
 import type { Routes } from '../../http/routes.js';
 import { customerNotFound } from '../customers/errors.js';
 import { externalAccountNotFound } from '../external-accounts/errors.js';
@@ -56,7 +55,7 @@ export function scaRoutes(r: Routes, { sca: service }: { sca: ScaService }): voi
     '/sca/login/start',
     {
       schema: { tags, summary: 'Start an SCA login with a factor', querystring: s.CustomerQuery, body: s.ScaLoginStartRequest, response: { 200: s.ScaLoginStart } },
-      errors: [...sca, e.factorNotEnrolled, notImplemented],
+      errors: [...sca, e.factorNotEnrolled, e.smsNotConfigured],
     },
     (uow, req) => service.startLogin(uow, req.query.customerId, req.body.factor),
   );
@@ -126,7 +125,7 @@ export function scaActionRoutes(r: Routes, { sca: service }: { sca: ScaService }
       `/customers/external-accounts/:externalAccountId/${verb}`,
       {
         schema: { tags, summary: `Start ${verb}ing a beneficiary: the challenge to confirm with`, params: s.ExternalAccountParams, response: { 200: s.BeneficiaryTrustStart } },
-        errors: [externalAccountNotFound, ...sca, e.factorNotEnrolled, notImplemented],
+        errors: [externalAccountNotFound, ...sca, e.factorNotEnrolled, e.smsNotConfigured],
       },
       (uow, req) => service.startTrustChange(uow, req.params.externalAccountId, purpose),
     );
@@ -167,7 +166,7 @@ export function scaActionRoutes(r: Routes, { sca: service }: { sca: ScaService }
     {
       schema: { tags, summary: 'Send a new code for a quote’s SMS challenge (same challenge, same expiry)', params: s.QuoteParams, response: { 204: Type.Null() } },
       status: 204,
-      errors: [quoteNotFound, quoteNotPendingAuthorization, ...sca, e.notResendable, e.resendTooSoon, notImplemented],
+      errors: [quoteNotFound, quoteNotPendingAuthorization, ...sca, e.notResendable, e.resendTooSoon, e.smsNotConfigured],
     },
     async (uow, req) => {
       await service.resendQuoteCode(uow, req.params.quoteId);

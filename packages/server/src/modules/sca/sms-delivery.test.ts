@@ -98,3 +98,18 @@ describe('SCA codes in production', () => {
     expect(trusted.body).toEqual({ trusted: true });
   });
 });
+
+describe('production without an SMS gateway', () => {
+  it('a code that cannot be sent is refused up front (503 SMS_NOT_CONFIGURED), and nothing is issued', async () => {
+    const bare = await createTestApp({ MONETA_MODE: 'production', DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://unused.invalid/none', MONETA_ENCRYPTION_KEY: 'd'.repeat(64) });
+    try {
+      const created = await bare.api<{ id: string }>(bare.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Nora Nosms', region: 'DE', currencies: ['USD'], phoneNumber: '+4915100000009' });
+      const res = await bare.api(bare.platform, 'POST', `/sca/login/start?customerId=${created.body.id}`, { factor: 'SMS_OTP' });
+      expect(res.status).toBe(503);
+      expect(errorOf(res)).toBe('SERVICE_UNAVAILABLE SMS_NOT_CONFIGURED');
+      expect(await bare.database.db.selectFrom('sca_challenges').select('id').execute()).toEqual([]);
+    } finally {
+      await bare.close();
+    }
+  });
+});
