@@ -67,7 +67,6 @@ export class SoftPasskey {
 }
 
 export const SCA = 'sca';
-export const SCA_ENROL = 'sca-enrol';
 
 type Body<T> = { body: T };
 
@@ -99,19 +98,26 @@ async function trustedAccount(ctx: FixtureContext, customerId: string): Promise<
   return id;
 }
 
-/** Factors, a session, resets, beneficiaries and held quotes of SCA customers (sandbox: every code is 123456). */
+/**
+ * One SCA customer with what each route needs (sandbox: every code is 123456): a passkey, a TOTP
+ * enrolment waiting for its confirmation, a live session and a login waiting for its code, two
+ * resets (one past liveness), beneficiaries waiting to be trusted and untrusted, and a held quote.
+ */
 async function create(ctx: FixtureContext): Promise<void> {
   const { call, ids } = ctx;
   const customerId = await scaCustomer(ctx, 'sca');
   ids.set(`Customer at ${SCA}`, customerId);
   const q = `?customerId=${encodeURIComponent(customerId)}`;
-  const totp = (await call('POST', `/sca/factors${q}`, { type: 'TOTP' })) as Body<{ secret: string }>;
-  await call('POST', `/sca/factors/confirm${q}`, { type: 'TOTP', secret: totp.body.secret, code: '123456' });
   const passkeyStart = (await call('POST', `/sca/factors${q}`, { type: 'PASSKEY' })) as Body<{ options: { challenge: string }; relyingPartyId: string; allowedOrigins: string[] }>;
   const passkey = new SoftPasskey(passkeyStart.body.relyingPartyId, passkeyStart.body.allowedOrigins[0]!);
   await call('POST', `/sca/factors/confirm${q}`, { type: 'PASSKEY', origin: passkey.origin, credential: passkey.create(passkeyStart.body.options) });
   ids.set('credentialId', passkey.credentialId);
-  await call('POST', `/sca/login/complete${q}`, { factor: 'TOTP', endUserIpAddress: '203.0.113.42', code: '123456' });
+  const totp = (await call('POST', `/sca/factors${q}`, { type: 'TOTP' })) as Body<{ secret: string }>;
+  ids.set('TotpSecret', totp.body.secret);
+  const session = (await call('POST', `/sca/login/start${q}`, { factor: 'SMS_OTP' })) as Body<{ challengeId: string }>;
+  await call('POST', `/sca/login/complete${q}`, { factor: 'SMS_OTP', endUserIpAddress: '203.0.113.42', challengeId: session.body.challengeId, code: '123456' });
+  const login = (await call('POST', `/sca/login/start${q}`, { factor: 'SMS_OTP' })) as Body<{ challengeId: string }>;
+  ids.set('LoginChallenge', login.body.challengeId);
 
   const reset = (await call('POST', `/sca/factors/reset${q}`, { factor: 'SMS_OTP' })) as Body<{ resetId: string }>;
   ids.set('TwoFactorReset', reset.body.resetId);
@@ -129,21 +135,14 @@ async function create(ctx: FixtureContext): Promise<void> {
   const accounts = (await call('GET', `/internal-account?customerId=${encodeURIComponent(customerId)}`)) as Body<{ data: { id: string; type: string; balance: { currency: { code: string } } }[] }>;
   const usd = accounts.body.data.find((a) => a.type === 'INTERNAL_FIAT' && a.balance.currency.code === 'USD')!.id;
   await call('POST', `/sandbox/internal-accounts/${usd}/fund`, { amount: 100_000 });
-  for (const route of ['POST /quotes/:quoteId/authorize', 'POST /quotes/:quoteId/authorize/resend']) {
-    const quote = (await call('POST', '/quotes', {
-      source: { sourceType: 'ACCOUNT', accountId: usd },
-      destination: { destinationType: 'ACCOUNT', accountId: toTrust },
-      lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: 1000,
-      immediatelyExecute: true,
-    })) as Body<{ id: string }>;
-    ids.set(`Quote at ${route}`, quote.body.id);
-  }
-
-  const enrolling = await scaCustomer(ctx, 'sca-enrol');
-  ids.set(`Customer at ${SCA_ENROL}`, enrolling);
-  const pending = (await call('POST', `/sca/factors?customerId=${encodeURIComponent(enrolling)}`, { type: 'TOTP' })) as Body<{ secret: string }>;
-  ids.set('TotpSecret', pending.body.secret);
+  const quote = (await call('POST', '/quotes', {
+    source: { sourceType: 'ACCOUNT', accountId: usd },
+    destination: { destinationType: 'ACCOUNT', accountId: toTrust },
+    lockedCurrencySide: 'SENDING',
+    lockedCurrencyAmount: 1000,
+    immediatelyExecute: true,
+  })) as Body<{ id: string }>;
+  for (const route of ['POST /quotes/:quoteId/authorize', 'POST /quotes/:quoteId/authorize/resend']) ids.set(`Quote at ${route}`, quote.body.id);
 }
 
 const customer = (variant: string) => (id: (idType: string, variant?: string) => string) => ({ customerId: id('Customer', variant) });
@@ -153,7 +152,7 @@ export const fixtures: ModuleFixtures = {
     'POST /sca/factors': { type: 'TOTP' },
     'POST /sca/factors/confirm': (id) => ({ type: 'TOTP', secret: id('TotpSecret'), code: '123456' }),
     'POST /sca/login/start': { factor: 'SMS_OTP' },
-    'POST /sca/login/complete': { factor: 'TOTP', endUserIpAddress: '203.0.113.42', code: '123456' },
+    'POST /sca/login/complete': (id) => ({ factor: 'SMS_OTP', endUserIpAddress: '203.0.113.42', challengeId: id('LoginChallenge'), code: '123456' }),
     'POST /sca/record-event': { eventType: 'FAILED_LOGIN_ATTEMPT' },
     'POST /sca/factors/reset': { factor: 'SMS_OTP' },
     'POST /sca/factors/reset/:resetId/complete': { mobile: { countryCode: '+49', number: '15112345679' } },
@@ -164,8 +163,8 @@ export const fixtures: ModuleFixtures = {
   },
   queries: {
     'GET /sca/factors': customer(SCA),
-    'POST /sca/factors': customer(SCA_ENROL),
-    'POST /sca/factors/confirm': customer(SCA_ENROL),
+    'POST /sca/factors': customer(SCA),
+    'POST /sca/factors/confirm': customer(SCA),
     'DELETE /sca/factors/:credentialId': customer(SCA),
     'POST /sca/login/start': customer(SCA),
     'POST /sca/login/complete': customer(SCA),
