@@ -46,7 +46,7 @@ async function quote(accountId: string, destination: string, immediatelyExecute 
 const authorize = (quoteId: string, body: unknown = { code: '123456', endUserIpAddress: '203.0.113.7' }, who = p) => t.api<HeldQuote>(who, 'POST', `/quotes/${quoteId}/authorize`, body);
 
 beforeAll(async () => {
-  t = await createTestApp({ LOG_LEVEL: process.env.SCA_LOG ?? 'silent' });
+  t = await createTestApp();
   p = t.platform;
   f = paymentFixtures(t, p);
 });
