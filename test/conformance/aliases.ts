@@ -188,6 +188,7 @@ export const EXTENSIONS: readonly Extension[] = [
   { methods: ['POST'], path: '/sandbox/bank-transfers', reason: 'sandbox: simulate an incoming bank transfer' },
   { methods: ['POST'], path: '/sandbox/customers/{customerId}/kyc-decision', reason: 'sandbox: decide a KYC/KYB review without the hosted page' },
   { methods: ['POST'], path: '/sandbox/external-accounts/{externalAccountId}/liveness', reason: 'sandbox: decide a LIVENESS ownership check (PASSED or FAILED) without the hosted page' },
+  { methods: ['POST'], path: '/sandbox/sca/factors/reset/{resetId}/liveness', reason: 'sandbox: decide the liveness check of a 2FA reset (PASSED, REJECTED or PENDING_REVIEW) without a verification provider' },
   { methods: ['POST'], path: '/sandbox/wallets/{id}/demo-link', reason: 'sandbox: a link to the sandbox wallet page (passkey registration, login, a signed action)' },
   { methods: ['GET'], path: '/customers/kyc-link', reason: 'older shape a generated client still calls (query customerId): an alias of POST /customers/{customerId}/kyc-link; neither document lists it' },
   { methods: ['GET'], path: '/quotes', reason: 'older shape a generated client still calls: the platform’s quotes, paged like every list; neither document lists it' },

@@ -21,6 +21,7 @@ import dashboard from './dashboard/index.js';
 import beneficialOwners from './beneficial-owners/index.js';
 import documents from './documents/index.js';
 import verifications from './verifications/index.js';
+import sca from './sca/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -52,4 +53,5 @@ export const modules: readonly ModuleDefinition[] = [
   beneficialOwners,
   documents,
   verifications,
+  sca,
 ];

@@ -70,6 +70,15 @@ export const verificationRequired = defineError(
   }),
 );
 
+/** Answered by the `externalAccount.delete` gate of the sca module. */
+export const beneficiaryTrusted = defineError(
+  { status: 409, code: 'BENEFICIARY_TRUSTED', description: 'The external account is a trusted beneficiary; untrust it (POST .../untrust and its /confirm) before deleting it' },
+  (externalAccountId: string) => ({
+    message: 'This external account is a trusted beneficiary: untrust it with POST /customers/external-accounts/{externalAccountId}/untrust and its /confirm, then delete it',
+    details: { externalAccountId },
+  }),
+);
+
 export const EXTERNAL_ACCOUNT_ERRORS = [
   externalAccountNotFound,
   invalidBankAccount,
@@ -81,4 +90,5 @@ export const EXTERNAL_ACCOUNT_ERRORS = [
   walletSignatureRejected,
   challengeExpired,
   verificationRequired,
+  beneficiaryTrusted,
 ];

@@ -21,8 +21,8 @@ export default defineModule({
   name: 'externalAccounts',
   needs: ['customers'],
   migrations: { '20261127T073000_wallet_ownership': walletOwnership },
-  createService: ({ db, clock, config, customers }) => ({
-    ...createExternalAccountService({ db, customers }),
+  createService: ({ db, clock, config, customers, gates }) => ({
+    ...createExternalAccountService({ db, customers, gates }),
     ownership: createOwnershipService({ db, clock, publicUrl: config.publicUrl, simulatedLiveness: config.mode === 'sandbox' }),
   }),
   routes: externalAccountRoutes,

@@ -21,6 +21,7 @@ import {
   accountAlreadyRegistered,
   challengeExpired,
   externalAccountNotFound,
+  beneficiaryTrusted,
   invalidBankAccount,
   noSignatureChallenge,
   ownershipAlreadyVerified,
@@ -64,7 +65,7 @@ export function externalAccountRoutes(r: Routes, { externalAccounts }: { externa
     );
     r.delete(
       `${base}/:externalAccountId`,
-      { schema: { tags, summary: `Delete one of ${who} external accounts`, params: ExternalAccountParams, response: { 204: Type.Null() } }, errors: [externalAccountNotFound] },
+      { schema: { tags, summary: `Delete one of ${who} external accounts`, params: ExternalAccountParams, response: { 204: Type.Null() } }, errors: [externalAccountNotFound, beneficiaryTrusted] },
       async (uow, req) => {
         await externalAccounts.remove(uow, req.params.externalAccountId, owner);
         return null;

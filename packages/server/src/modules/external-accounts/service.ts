@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../../lib/db-errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { RailAccount } from '../../providers/payout-rail.js';
 import type { CustomerService } from '../customers/service.js';
+import type { Gates } from '../../core/gates.js';
 import { ACCOUNT_TYPE_RULES, canonicalAccountType, identifierFieldOf, paymentRailsOf, requiredFields, textOf, type AccountTypeRule } from './account-types.js';
 import { canonicalVaspName } from './ownership/vasps.js';
 import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount, verificationRequired } from './errors.js';
@@ -126,7 +127,14 @@ export type AccountOwner = 'customer' | 'platform';
 
 export type ExternalAccountService = ReturnType<typeof createExternalAccountService>;
 
-export function createExternalAccountService({ db, customers }: { db: Db; customers: CustomerService }) {
+declare module '../../core/gates.js' {
+  interface GateCatalogue {
+    /** An external account about to be deleted. A gate throws to refuse it (the sca module: 409 BENEFICIARY_TRUSTED for a trusted beneficiary). */
+    'externalAccount.delete': { subject: { externalAccountId: ExternalAccountId; customerId: CustomerId | null }; verdict: void };
+  }
+}
+
+export function createExternalAccountService({ db, customers, gates }: { db: Db; customers: CustomerService; gates: Pick<Gates, 'of'> }) {
   /** Checks the account against its type's rules and real encodings; returns it normalized. */
   function normalize(input: ExternalAccountInput): { accountType: string; info: Record<string, unknown>; fingerprint: string } {
     const accountType = canonicalAccountType(input.accountInfo.accountType);
@@ -234,6 +242,7 @@ export function createExternalAccountService({ db, customers }: { db: Db; custom
 
     async remove(uow: UnitOfWork, id: ExternalAccountId, owner: AccountOwner): Promise<void> {
       const row = await load(uow.tx, uow.platformId, id, owner);
+      for (const gate of gates.of('externalAccount.delete')) await gate(uow, { externalAccountId: row.id, customerId: row.customer_id });
       await uow.tx.updateTable('external_accounts').set({ deleted_at: uow.now, updated_at: uow.now, status: 'INACTIVE' }).where('id', '=', row.id).execute();
     },
   };

@@ -14,6 +14,7 @@ import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import type { TransactionView } from '../transactions/service.js';
 import { notTheSourceOwner, sameCurrency } from './errors.js';
 import { EXPIRE_JOB, QUOTE } from './lifecycle.js';
+import { announceHold, askExecutionGates, type QuoteScaChallenge } from './authorization.js';
 import { overrideSchedule } from './fee-override.js';
 import { quoteRepo } from './repo.js';
 import type { QuoteRequest, QuoteServiceDeps } from './service.js';
@@ -55,11 +56,13 @@ interface PricedQuote {
 interface QuoteDraft extends PricedQuote {
   quoteId: QuoteId;
   realtime: boolean;
-  status: 'PROCESSING' | 'PENDING';
+  status: 'PROCESSING' | 'PENDING' | 'PENDING_AUTHORIZATION';
   executeNow: boolean;
   reference: string | null;
   expiresAt: Date;
   instructions: unknown[] | null;
+  /** Set when an execution gate held the immediate execution (status PENDING_AUTHORIZATION). */
+  scaChallenge?: QuoteScaChallenge;
 }
 
 async function customerRow(deps: QuoteServiceDeps, uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string; deletedAt: Date | null }> {
@@ -228,11 +231,23 @@ async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: Resol
     source: JSON.stringify(source.view),
     destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId: request.destination.accountId }),
     description: request.description ?? null,
+    sca_challenge: draft.scaChallenge ? JSON.stringify(draft.scaChallenge) : null,
     expires_at: draft.expiresAt,
     executed_at: draft.executeNow ? uow.now : null,
     created_at: uow.now,
     updated_at: uow.now,
   });
+}
+
+/**
+ * An immediate execution the execution gates hold is born PENDING_AUTHORIZATION instead, and
+ * executes nothing; so is a real-time funded quote (its paymentInstructions are withheld until it
+ * is authorized: the payment is authorized before the money is sent in).
+ */
+async function heldIfGated(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, draft: QuoteDraft): Promise<QuoteDraft> {
+  if (!draft.executeNow && !draft.realtime) return draft;
+  const hold = await askExecutionGates(deps, uow, { quoteId: draft.quoteId, customerId: source.customerId, destinationAccountId: request.destination.accountId });
+  return hold ? { ...draft, status: 'PENDING_AUTHORIZATION', executeNow: false, scaChallenge: hold.scaChallenge } : draft;
 }
 
 /** Creates a quote and its outgoing transaction; executed at once when asked, else its expiry is scheduled. */
@@ -243,9 +258,10 @@ export async function createQuote(deps: QuoteServiceDeps, uow: UnitOfWork, reque
   const destination = await resolveDestination(deps, uow, request.destination, source);
   if (source.currency === destination.currency) throw sameCurrency(source.currency);
   const pricedQuote = await priceQuote(deps, uow, request, source, destination);
-  const draft = draftQuote(deps, uow, request, source, destination, pricedQuote);
+  const draft = await heldIfGated(deps, uow, request, source, draftQuote(deps, uow, request, source, destination, pricedQuote));
   const transaction = await createQuoteTransaction(deps, uow, request, source, destination, draft);
   const row = await insertQuote(uow, request, source, destination, draft, transaction);
+  if (draft.scaChallenge) await announceHold(deps, uow, row);
   if (draft.executeNow) await deps.limits.consume(uow, source.currency, row.total_sending_minor);
   if (draft.executeNow) await deps.lifecycle.startPayout(uow, row, transaction, destination.external);
   else await scheduleJob(uow, { kind: EXPIRE_JOB, payload: { quoteId: draft.quoteId }, runAt: draft.expiresAt });

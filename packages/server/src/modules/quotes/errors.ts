@@ -30,4 +30,14 @@ export const sameCurrency = defineError(
 
 export const notTheSourceOwner = () => invalidInput([{ field: 'source.customerId', message: 'source.customerId must be the owner of the source account' }], 'source.customerId must be the owner of the source account');
 
-export const QUOTE_ERRORS = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, fundedInRealTime, fundedFromAccount, sameCurrency];
+export const quotePendingAuthorization = defineError(
+  { status: 409, code: 'CONFLICT', reason: 'QUOTE_PENDING_AUTHORIZATION', description: 'The quote was executed and waits for the customer’s strong authentication (POST /quotes/{id}/authorize)' },
+  (quoteId: QuoteId) => ({ message: 'The quote was executed and waits for authorization: authorize it with POST /quotes/{quoteId}/authorize', details: { quoteId, status: 'PENDING_AUTHORIZATION' } }),
+);
+
+export const quoteNotPendingAuthorization = defineError(
+  { status: 409, code: 'CONFLICT', reason: 'NO_PENDING_AUTHORIZATION', description: 'The quote has no challenge to authorize (it is not PENDING_AUTHORIZATION)' },
+  (quoteId: QuoteId, status: string) => ({ message: `The quote has no pending challenge to authorize (it is ${status})`, details: { quoteId, status } }),
+);
+
+export const QUOTE_ERRORS = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, quotePendingAuthorization, quoteNotPendingAuthorization, fundedInRealTime, fundedFromAccount, sameCurrency];

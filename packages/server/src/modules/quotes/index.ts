@@ -4,6 +4,7 @@ import { createQuoteLifecycle, QUOTE } from './lifecycle.js';
 import { quoteRoutes, sandboxQuoteRoutes } from './routes.js';
 import { createQuoteService } from './service.js';
 import './tables.js';
+import { quoteScaChallengeColumn } from './authorization.js';
 
 export type QuotesService = ReturnType<typeof createQuoteService> & { lifecycle: ReturnType<typeof createQuoteLifecycle> };
 
@@ -16,6 +17,7 @@ declare module '../../contract/module.js' {
 /** Quotes: locked rates and fees, executed into cross-currency payouts. */
 export default defineModule({
   name: 'quotes',
+  migrations: { '20261127T103000_quote_sca_challenge': quoteScaChallengeColumn },
   needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates', 'signedRequests', 'transfers'],
   createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests, transfers, gates }) => {
     const lifecycle = createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail: providers.payoutRail });

@@ -182,10 +182,11 @@ async function returnPayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteR
   await recordFailure(deps, uow, q, { failureReason: 'PAYOUT_RETURNED', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
 }
 
-/** quote.expire: a quote still PENDING at its expiry expires with its transaction. */
+/** quote.expire: a quote still PENDING (or PENDING_AUTHORIZATION) at its expiry expires with its transaction. */
 export async function expireQuoteJob(deps: QuoteLifecycleDeps, uow: UnitOfWork, payload: Record<string, unknown>): Promise<void> {
   const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
-  if (q.status !== 'PENDING') return;
+  // A quote waiting for authorization expires like one never executed: nothing moved.
+  if (q.status !== 'PENDING' && q.status !== 'PENDING_AUTHORIZATION') return;
   await quoteRepo.setStatus(uow, q.id, 'EXPIRED');
   const view = await deps.transactions.setStatus(uow, q.transaction_id, { status: 'EXPIRED', failureReason: 'QUOTE_EXPIRED' });
   uow.emit('OUTGOING_PAYMENT.EXPIRED', view);

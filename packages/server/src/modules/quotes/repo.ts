@@ -47,9 +47,9 @@ export const quoteRepo = {
     let query = executor.selectFrom('quotes as t').selectAll('t').where('t.platform_id', '=', platformId);
     if (filters.customerId) query = query.where('t.customer_id', '=', filters.customerId);
     if (filters.status === 'EXPIRED') {
-      query = query.where((eb) => eb.or([eb('t.status', '=', 'EXPIRED'), eb.and([eb('t.status', '=', 'PENDING'), eb('t.expires_at', '<=', now)])]));
-    } else if (filters.status === 'PENDING') {
-      query = query.where('t.status', '=', 'PENDING').where('t.expires_at', '>', now);
+      query = query.where((eb) => eb.or([eb('t.status', '=', 'EXPIRED'), eb.and([eb('t.status', 'in', ['PENDING', 'PENDING_AUTHORIZATION']), eb('t.expires_at', '<=', now)])]));
+    } else if (filters.status === 'PENDING' || filters.status === 'PENDING_AUTHORIZATION') {
+      query = query.where('t.status', '=', filters.status).where('t.expires_at', '>', now);
     } else if (filters.status) {
       query = query.where('t.status', '=', filters.status);
     }

@@ -10,13 +10,13 @@ import { externalAccountNotFound, verificationRequired } from '../external-accou
 import { AMOUNT_ERRORS } from '../platforms/errors.js';
 import { invalidReceiver, selfPayment } from '../transactions/errors.js';
 import { Transaction } from '../transactions/schemas.js';
-import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired, quoteNotFound, sameCurrency } from './errors.js';
+import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired, quoteNotFound, quotePendingAuthorization, sameCurrency } from './errors.js';
 import { dailyVolumeLimitExceeded, LIMIT_ERRORS } from '../transfers/limits.js';
 import { Quote, QuoteList, QuoteListQuery, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
 import type { QuotesService as QuoteService } from './index.js';
 
 const tags = ['Cross-Currency Transfers'];
-const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, ...SPENDING_REFUSALS, insufficientFunds, dailyVolumeLimitExceeded];
+const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, quotePendingAuthorization, ...SPENDING_REFUSALS, insufficientFunds, dailyVolumeLimitExceeded];
 
 export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): void {
   r.post(

@@ -65,9 +65,20 @@ export const QuoteRequest = Type.Object(
   { additionalProperties: false },
 );
 
+/** The reference's ScaChallenge: what a quote in PENDING_AUTHORIZATION waits on (POST /quotes/{id}/authorize). */
+export const ScaChallenge = Type.Object({
+  id: Type.String({ description: 'ScaChallenge:<uuid>, informational' }),
+  expiresAt: Timestamp,
+  factor: Type.String({ enum: ['SMS_OTP', 'TOTP', 'PASSKEY'] }),
+  availableFactors: Type.Array(Type.String({ enum: ['SMS_OTP', 'TOTP', 'PASSKEY'] })),
+  purpose: Type.Optional(Type.String()),
+  passkeyAssertionOptions: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  passkeyAllowedOrigins: Type.Optional(Type.Array(Type.String())),
+});
+
 export const Quote = Type.Object({
   id: Type.String(),
-  status: Type.String({ enum: ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] }),
+  status: Type.String({ enum: ['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] }),
   createdAt: Timestamp,
   expiresAt: Timestamp,
   source: Type.Object({}, { additionalProperties: true }),
@@ -84,11 +95,12 @@ export const Quote = Type.Object({
   transactionId: Type.String(),
   description: Type.Optional(Type.String()),
   paymentInstructions: Type.Optional(Type.Array(FundingInstruction)),
+  scaChallenge: Type.Optional(ScaChallenge),
 });
 
 export const QuoteParams = Type.Object({ quoteId: Id('Quote') });
 
-export const QUOTE_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
+export const QUOTE_STATUSES = ['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
 
 export const QuoteListQuery = Type.Object(
   {

@@ -17,7 +17,8 @@ import type { TransactionService, TransactionView } from '../transactions/servic
 import { createQuote } from './create.js';
 import type { PlatformFeeOverride } from './fee-override.js';
 import type { Limits } from '../transfers/limits.js';
-import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired } from './errors.js';
+import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired, quotePendingAuthorization } from './errors.js';
+import { askExecutionGates, heldChallenge, holdForAuthorization, resumeAuthorized, type HeldQuote } from './authorization.js';
 import type { QuoteLifecycle } from './lifecycle.js';
 import { quoteRepo, type QuoteFilters } from './repo.js';
 import type { Page } from '../../db/paginate.js';
@@ -61,7 +62,9 @@ export interface QuoteServiceDeps {
 export type QuoteService = ReturnType<typeof createQuoteService>;
 
 function refuseUnlessExecutable(uow: UnitOfWork, q: QuoteRow): void {
-  if (q.status === 'EXPIRED' || (q.status === 'PENDING' && uow.now.getTime() >= q.expires_at.getTime())) throw quoteExpired(q.id, q.expires_at);
+  const waiting = q.status === 'PENDING' || q.status === 'PENDING_AUTHORIZATION';
+  if (q.status === 'EXPIRED' || (waiting && uow.now.getTime() >= q.expires_at.getTime())) throw quoteExpired(q.id, q.expires_at);
+  if (q.status === 'PENDING_AUTHORIZATION') throw quotePendingAuthorization(q.id);
   if (q.status !== 'PENDING') throw quoteAlreadyExecuted(q.id, q.status);
 }
 
@@ -84,6 +87,8 @@ export async function executeQuote(deps: QuoteServiceDeps, uow: UnitOfWork, quot
   if (typeof walletPayload === 'string') {
     await deps.signedRequests.verifyPayload(uow, { payloadToSign: walletPayload, signature: signed.signature, accountIds: [q.source_account_id!] });
   }
+  const hold = await askExecutionGates(deps, uow, { quoteId: q.id, customerId: q.customer_id, destinationAccountId: q.destination_account_id });
+  if (hold) return quoteView(await holdForAuthorization(deps, uow, q, hold), uow.now);
   await deps.limits.consume(uow, q.sending_currency, q.total_sending_minor);
   return quoteView(await deps.lifecycle.executeLocked(uow, q));
 }
@@ -121,5 +126,8 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     load: loadQuote,
     execute: (uow: UnitOfWork, quoteId: QuoteId, signed: WalletSignature = {}): Promise<QuoteView> => executeQuote(deps, uow, quoteId, signed),
     fundsArrived: (uow: UnitOfWork, input: FundsArrivedInput): Promise<TransactionView> => quoteFundsArrived(deps, uow, input),
+    /** Executes a quote held in PENDING_AUTHORIZATION once `check` accepts the proof (the `quote.execute` gate's module calls it). */
+    resumeAuthorized: (uow: UnitOfWork, quoteId: QuoteId, check: (held: HeldQuote) => Promise<boolean>): Promise<QuoteView | undefined> => resumeAuthorized(deps, uow, quoteId, check),
+    heldChallenge,
   };
 }

@@ -7,7 +7,7 @@ import type { ColumnType } from 'kysely';
 import type { AccountId, CustomerId, InternalAccountId, PlatformId, QuoteId, TransactionId } from '../../core/ids.js';
 import type { FundingInstructionRecord, Json, Timestamp } from '../../db/schema.js';
 
-export type QuoteStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+export type QuoteStatus = 'PENDING' | 'PENDING_AUTHORIZATION' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
 
 export interface QuotesTable {
   id: QuoteId;
@@ -35,6 +35,8 @@ export interface QuotesTable {
   source: Json<Record<string, unknown>>;
   destination: Json<Record<string, unknown>>;
   description: string | null;
+  /** While PENDING_AUTHORIZATION: the challenge it waits on (authorization.ts), as shown. */
+  sca_challenge: ColumnType<unknown, string | null | undefined, string | null>;
   expires_at: Timestamp;
   executed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;

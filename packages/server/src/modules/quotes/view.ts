@@ -4,6 +4,7 @@ import type { QuotesTable, QuoteStatus } from './tables.js';
 import type { QuoteId, TransactionId } from '../../core/ids.js';
 import type { LockedSide } from '../../fx/conversion.js';
 import { requireCurrency, type Currency } from '../../lib/currencies.js';
+import type { QuoteScaChallenge } from './authorization.js';
 
 export type QuoteRow = Selectable<QuotesTable>;
 
@@ -26,11 +27,13 @@ export interface QuoteView {
   transactionId: TransactionId;
   description?: string;
   paymentInstructions?: FundingInstructionRecord[];
+  scaChallenge?: QuoteScaChallenge;
 }
 
 /** A quote past its expiry is EXPIRED as soon as the clock says so, even before its expiry job has run. */
 export function quoteView(row: QuoteRow, now?: Date): QuoteView {
-  const expired = row.status === 'PENDING' && now !== undefined && now.getTime() >= row.expires_at.getTime();
+  const waiting = row.status === 'PENDING' || row.status === 'PENDING_AUTHORIZATION';
+  const expired = waiting && now !== undefined && now.getTime() >= row.expires_at.getTime();
   return {
     id: row.id,
     status: expired ? 'EXPIRED' : row.status,
@@ -49,6 +52,8 @@ export function quoteView(row: QuoteRow, now?: Date): QuoteView {
     platformFeesIncluded: row.platform_fees_minor,
     transactionId: row.transaction_id,
     ...(row.description ? { description: row.description } : {}),
-    ...(row.payment_instructions ? { paymentInstructions: row.payment_instructions } : {}),
+    // A quote waiting for authorization shows how to pay it only once authorized.
+    ...(row.payment_instructions && row.status !== 'PENDING_AUTHORIZATION' ? { paymentInstructions: row.payment_instructions } : {}),
+    ...(row.status === 'PENDING_AUTHORIZATION' && !expired && row.sca_challenge ? { scaChallenge: row.sca_challenge as QuoteScaChallenge } : {}),
   };
 }
