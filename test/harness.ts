@@ -32,7 +32,11 @@ export async function openTestDatabase(): Promise<DatabaseHandle & { url?: strin
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const handle = await openDatabase({ databaseUrl: url, searchPath: schema, poolSize: 30 });
+  // A request waits up to 30 s for a pooled connection (the service's default is 5 s, then 503): the
+  // suites' 200-way races run beside the other test files on a 2-core machine, where a connection
+  // is sometimes free only after more than 5 s, and those tests assert the answers of a busy, not an
+  // overloaded, service.
+  const handle = await openDatabase({ databaseUrl: url, searchPath: schema, poolSize: 30, connectTimeoutMs: 30_000 });
   await migrateToLatest(handle.db, modules);
   return {
     ...handle,

@@ -82,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
         errors: config.errors ?? [],
         change: config.change,
         agent: config.agent === true,
+        multipart: config.multipart === true,
       });
     }
   });

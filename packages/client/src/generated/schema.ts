@@ -1586,6 +1586,20 @@ export interface paths {
                                     name: string;
                                     symbol: string;
                                 };
+                                scaChallenge?: {
+                                    availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    /** @enum {string} */
+                                    factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                    /** @description ScaChallenge:<uuid>, informational */
+                                    id: string;
+                                    passkeyAllowedOrigins?: string[];
+                                    passkeyAssertionOptions?: {
+                                        [key: string]: unknown;
+                                    };
+                                    purpose?: string;
+                                };
                                 sendingCurrency: {
                                     code: string;
                                     decimals: number;
@@ -1596,7 +1610,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 /** @enum {string} */
-                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                 /** Format: int64 */
                                 totalReceivingAmount: number;
                                 /** Format: int64 */
@@ -2114,6 +2128,20 @@ export interface paths {
                                     name: string;
                                     symbol: string;
                                 };
+                                scaChallenge?: {
+                                    availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    /** @enum {string} */
+                                    factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                    /** @description ScaChallenge:<uuid>, informational */
+                                    id: string;
+                                    passkeyAllowedOrigins?: string[];
+                                    passkeyAssertionOptions?: {
+                                        [key: string]: unknown;
+                                    };
+                                    purpose?: string;
+                                };
                                 sendingCurrency: {
                                     code: string;
                                     decimals: number;
@@ -2124,7 +2152,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 /** @enum {string} */
-                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                 /** Format: int64 */
                                 totalReceivingAmount: number;
                                 /** Format: int64 */
@@ -3328,6 +3356,20 @@ export interface paths {
                                         name: string;
                                         symbol: string;
                                     };
+                                    scaChallenge?: {
+                                        availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                        /** Format: date-time */
+                                        expiresAt: string;
+                                        /** @enum {string} */
+                                        factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                        /** @description ScaChallenge:<uuid>, informational */
+                                        id: string;
+                                        passkeyAllowedOrigins?: string[];
+                                        passkeyAssertionOptions?: {
+                                            [key: string]: unknown;
+                                        };
+                                        purpose?: string;
+                                    };
                                     sendingCurrency: {
                                         code: string;
                                         decimals: number;
@@ -3338,7 +3380,7 @@ export interface paths {
                                         [key: string]: unknown;
                                     };
                                     /** @enum {string} */
-                                    status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                    status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                     /** Format: int64 */
                                     totalReceivingAmount: number;
                                     /** Format: int64 */
@@ -4419,6 +4461,20 @@ export interface paths {
                                         name: string;
                                         symbol: string;
                                     };
+                                    scaChallenge?: {
+                                        availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                        /** Format: date-time */
+                                        expiresAt: string;
+                                        /** @enum {string} */
+                                        factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                        /** @description ScaChallenge:<uuid>, informational */
+                                        id: string;
+                                        passkeyAllowedOrigins?: string[];
+                                        passkeyAssertionOptions?: {
+                                            [key: string]: unknown;
+                                        };
+                                        purpose?: string;
+                                    };
                                     sendingCurrency: {
                                         code: string;
                                         decimals: number;
@@ -4429,7 +4485,7 @@ export interface paths {
                                         [key: string]: unknown;
                                     };
                                     /** @enum {string} */
-                                    status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                    status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                     /** Format: int64 */
                                     totalReceivingAmount: number;
                                     /** Format: int64 */
@@ -4845,6 +4901,20 @@ export interface paths {
                                     name: string;
                                     symbol: string;
                                 };
+                                scaChallenge?: {
+                                    availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    /** @enum {string} */
+                                    factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                    /** @description ScaChallenge:<uuid>, informational */
+                                    id: string;
+                                    passkeyAllowedOrigins?: string[];
+                                    passkeyAssertionOptions?: {
+                                        [key: string]: unknown;
+                                    };
+                                    purpose?: string;
+                                };
                                 sendingCurrency: {
                                     code: string;
                                     decimals: number;
@@ -4855,7 +4925,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 /** @enum {string} */
-                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                 /** Format: int64 */
                                 totalReceivingAmount: number;
                                 /** Format: int64 */
@@ -6678,6 +6748,20 @@ export interface paths {
                                 name: string;
                                 symbol: string;
                             };
+                            scaChallenge?: {
+                                availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                /** @description ScaChallenge:<uuid>, informational */
+                                id: string;
+                                passkeyAllowedOrigins?: string[];
+                                passkeyAssertionOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                purpose?: string;
+                            };
                             sendingCurrency: {
                                 code: string;
                                 decimals: number;
@@ -6688,7 +6772,7 @@ export interface paths {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: int64 */
                             totalReceivingAmount: number;
                             /** Format: int64 */
@@ -7160,6 +7244,20 @@ export interface paths {
                                 name: string;
                                 symbol: string;
                             };
+                            scaChallenge?: {
+                                availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                /** @description ScaChallenge:<uuid>, informational */
+                                id: string;
+                                passkeyAllowedOrigins?: string[];
+                                passkeyAssertionOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                purpose?: string;
+                            };
                             sendingCurrency: {
                                 code: string;
                                 decimals: number;
@@ -7170,7 +7268,7 @@ export interface paths {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: int64 */
                             totalReceivingAmount: number;
                             /** Format: int64 */
@@ -7450,6 +7548,20 @@ export interface paths {
                                     name: string;
                                     symbol: string;
                                 };
+                                scaChallenge?: {
+                                    availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    /** @enum {string} */
+                                    factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                    /** @description ScaChallenge:<uuid>, informational */
+                                    id: string;
+                                    passkeyAllowedOrigins?: string[];
+                                    passkeyAssertionOptions?: {
+                                        [key: string]: unknown;
+                                    };
+                                    purpose?: string;
+                                };
                                 sendingCurrency: {
                                     code: string;
                                     decimals: number;
@@ -7460,7 +7572,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 /** @enum {string} */
-                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                 /** Format: int64 */
                                 totalReceivingAmount: number;
                                 /** Format: int64 */
@@ -8764,6 +8876,20 @@ export interface paths {
                                     name: string;
                                     symbol: string;
                                 };
+                                scaChallenge?: {
+                                    availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    /** @enum {string} */
+                                    factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                    /** @description ScaChallenge:<uuid>, informational */
+                                    id: string;
+                                    passkeyAllowedOrigins?: string[];
+                                    passkeyAssertionOptions?: {
+                                        [key: string]: unknown;
+                                    };
+                                    purpose?: string;
+                                };
                                 sendingCurrency: {
                                     code: string;
                                     decimals: number;
@@ -8774,7 +8900,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 /** @enum {string} */
-                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                 /** Format: int64 */
                                 totalReceivingAmount: number;
                                 /** Format: int64 */
@@ -9413,6 +9539,20 @@ export interface paths {
                                     name: string;
                                     symbol: string;
                                 };
+                                scaChallenge?: {
+                                    availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    /** @enum {string} */
+                                    factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                    /** @description ScaChallenge:<uuid>, informational */
+                                    id: string;
+                                    passkeyAllowedOrigins?: string[];
+                                    passkeyAssertionOptions?: {
+                                        [key: string]: unknown;
+                                    };
+                                    purpose?: string;
+                                };
                                 sendingCurrency: {
                                     code: string;
                                     decimals: number;
@@ -9423,7 +9563,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 /** @enum {string} */
-                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                 /** Format: int64 */
                                 totalReceivingAmount: number;
                                 /** Format: int64 */
@@ -14170,6 +14310,1339 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/beneficial-owners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a business customer's beneficial owners */
+        get: {
+            parameters: {
+                query: {
+                    cursor?: string;
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                    limit?: number;
+                    sortOrder?: "asc" | "desc";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                id: string;
+                                /** @enum {string} */
+                                kycStatus: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                                ownershipPercentage: number;
+                                personalInfo: {
+                                    address: {
+                                        city?: string;
+                                        country: string;
+                                        line1: string;
+                                        line2?: string;
+                                        postalCode: string;
+                                        state?: string;
+                                    };
+                                    birthDate: string;
+                                    countryOfIssuance?: string;
+                                    email?: string;
+                                    firstName: string;
+                                    /** @description Masked: only the last four characters are shown */
+                                    identifier: string;
+                                    idType: string;
+                                    lastName: string;
+                                    middleName?: string;
+                                    nationality: string;
+                                    phoneNumber?: string;
+                                };
+                                roles: string[];
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            hasMore: boolean;
+                            nextCursor?: string;
+                            totalCount?: number;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a beneficial owner, director or officer to a business customer */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Customer:<uuid> */
+                        customerId: string;
+                        ownershipPercentage: number;
+                        personalInfo: {
+                            address: {
+                                city?: string;
+                                /**
+                                 * Format: country-code
+                                 * @description ISO 3166-1 alpha-2 code
+                                 */
+                                country: string;
+                                line1: string;
+                                line2?: string;
+                                postalCode: string;
+                                state?: string;
+                            };
+                            /** Format: date */
+                            birthDate: string;
+                            /**
+                             * Format: country-code
+                             * @description ISO 3166-1 alpha-2 code
+                             */
+                            countryOfIssuance?: string;
+                            /** Format: email */
+                            email?: string;
+                            firstName: string;
+                            /** @description Stored sealed; responses show only its last four characters */
+                            identifier: string;
+                            /** @enum {string} */
+                            idType: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
+                            lastName: string;
+                            middleName?: string;
+                            /**
+                             * Format: country-code
+                             * @description ISO 3166-1 alpha-2 code
+                             */
+                            nationality: string;
+                            /** @description E.164 phone number */
+                            phoneNumber?: string;
+                        };
+                        roles: ("UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            id: string;
+                            /** @enum {string} */
+                            kycStatus: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            ownershipPercentage: number;
+                            personalInfo: {
+                                address: {
+                                    city?: string;
+                                    country: string;
+                                    line1: string;
+                                    line2?: string;
+                                    postalCode: string;
+                                    state?: string;
+                                };
+                                birthDate: string;
+                                countryOfIssuance?: string;
+                                email?: string;
+                                firstName: string;
+                                /** @description Masked: only the last four characters are shown */
+                                identifier: string;
+                                idType: string;
+                                lastName: string;
+                                middleName?: string;
+                                nationality: string;
+                                phoneNumber?: string;
+                            };
+                            roles: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/beneficial-owners/{beneficialOwnerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a beneficial owner */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description BeneficialOwner:<uuid> */
+                    beneficialOwnerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            id: string;
+                            /** @enum {string} */
+                            kycStatus: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            ownershipPercentage: number;
+                            personalInfo: {
+                                address: {
+                                    city?: string;
+                                    country: string;
+                                    line1: string;
+                                    line2?: string;
+                                    postalCode: string;
+                                    state?: string;
+                                };
+                                birthDate: string;
+                                countryOfIssuance?: string;
+                                email?: string;
+                                firstName: string;
+                                /** @description Masked: only the last four characters are shown */
+                                identifier: string;
+                                idType: string;
+                                lastName: string;
+                                middleName?: string;
+                                nationality: string;
+                                phoneNumber?: string;
+                            };
+                            roles: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `BENEFICIAL_OWNER_NOT_FOUND`): No beneficial owner of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "BENEFICIAL_OWNER_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a beneficial owner (only the fields sent change) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description BeneficialOwner:<uuid> */
+                    beneficialOwnerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ownershipPercentage?: number;
+                        personalInfo?: {
+                            address?: {
+                                city?: string;
+                                /**
+                                 * Format: country-code
+                                 * @description ISO 3166-1 alpha-2 code
+                                 */
+                                country: string;
+                                line1: string;
+                                line2?: string;
+                                postalCode: string;
+                                state?: string;
+                            };
+                            /** Format: date */
+                            birthDate?: string;
+                            /**
+                             * Format: country-code
+                             * @description ISO 3166-1 alpha-2 code
+                             */
+                            countryOfIssuance?: string;
+                            /** Format: email */
+                            email?: string;
+                            firstName?: string;
+                            /** @description Stored sealed; responses show only its last four characters */
+                            identifier?: string;
+                            /** @enum {string} */
+                            idType?: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
+                            lastName?: string;
+                            middleName?: string;
+                            /**
+                             * Format: country-code
+                             * @description ISO 3166-1 alpha-2 code
+                             */
+                            nationality?: string;
+                            /** @description E.164 phone number */
+                            phoneNumber?: string;
+                        };
+                        roles?: ("UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            id: string;
+                            /** @enum {string} */
+                            kycStatus: "UNVERIFIED" | "PENDING" | "APPROVED" | "REJECTED" | "HOLD";
+                            ownershipPercentage: number;
+                            personalInfo: {
+                                address: {
+                                    city?: string;
+                                    country: string;
+                                    line1: string;
+                                    line2?: string;
+                                    postalCode: string;
+                                    state?: string;
+                                };
+                                birthDate: string;
+                                countryOfIssuance?: string;
+                                email?: string;
+                                firstName: string;
+                                /** @description Masked: only the last four characters are shown */
+                                identifier: string;
+                                idType: string;
+                                lastName: string;
+                                middleName?: string;
+                                nationality: string;
+                                phoneNumber?: string;
+                            };
+                            roles: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `BENEFICIAL_OWNER_NOT_FOUND`): No beneficial owner of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "BENEFICIAL_OWNER_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/cards": {
@@ -19224,7 +20697,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The one-time code the customer received (in the sandbox, 123456) */
+                        /** @description The six-digit one-time code the customer received (in the sandbox, 123456) */
                         code: string;
                     };
                 };
@@ -20019,7 +21492,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The one-time code the customer received (in the sandbox, 123456) */
+                        /** @description The six-digit one-time code the customer received (in the sandbox, 123456) */
                         code: string;
                     };
                 };
@@ -21691,6 +23164,7 @@ export interface paths {
                 /**
                  * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
                  *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `BENEFICIARY_TRUSTED`: The external account is a trusted beneficiary; untrust it (POST .../untrust and its /confirm) before deleting it
                  */
                 409: {
                     headers: {
@@ -21699,7 +23173,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "CONFLICT";
+                            code: "CONFLICT" | "BENEFICIARY_TRUSTED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -21989,6 +23463,1274 @@ export interface paths {
                                 }[];
                                 /** @enum {string} */
                                 reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "OWNERSHIP_VERIFICATION_NOT_APPLICABLE" | "OWNERSHIP_ALREADY_VERIFIED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/external-accounts/{externalAccountId}/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start trusting a beneficiary: the challenge to confirm with */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            scaChallenge?: {
+                                availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                /** @description ScaChallenge:<uuid>, informational */
+                                id: string;
+                                passkeyAllowedOrigins?: string[];
+                                passkeyAssertionOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                purpose?: string;
+                            };
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `FACTOR_NOT_ENROLLED`): The factor is not enrolled for this customer (SMS_OTP needs the customer’s phone number)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "FACTOR_NOT_ENROLLED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id
+                 *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND" | "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /**
+                 * @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After
+                 *     - `SERVICE_UNAVAILABLE` (reason `SMS_NOT_CONFIGURED`): This installation has no SMS gateway (MONETA_SMS_URL), so no SCA code can be sent; the operator must configure one
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SMS_NOT_CONFIGURED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/external-accounts/{externalAccountId}/trust/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm trusting a beneficiary with the challenge’s proof
+         * @description In the sandbox the code 123456 is accepted.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        challengeId?: string | null;
+                        code?: string | null;
+                        endUserIpAddress?: string | null;
+                        origin?: string | null;
+                        passkeyAssertion?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            trusted: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_INVALID`): The code is wrong (or a TOTP code was already used)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_EXPIRED`): There is no live challenge: it expired, was used, or was never started
+                 *     - `INVALID_INPUT` (reason `PROOF_MISSING`): The proof for the factor is missing: code for SMS_OTP/TOTP, passkeyAssertion and origin for PASSKEY
+                 *     - `INVALID_INPUT` (reason `PASSKEY_INVALID`): The WebAuthn credential or assertion does not verify (origin, challenge, signature)
+                 *     - `INVALID_INPUT` (reason `TOO_MANY_WRONG_CODES`): Too many wrong codes for this challenge: start a new one
+                 *     - `INVALID_INPUT` (reason `CHALLENGE_MISMATCH`): challengeId does not name the live challenge (or is missing where one was issued)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SCA_CODE_INVALID" | "SCA_CODE_EXPIRED" | "PROOF_MISSING" | "PASSKEY_INVALID" | "TOO_MANY_WRONG_CODES" | "CHALLENGE_MISMATCH";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id
+                 *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND" | "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/external-accounts/{externalAccountId}/untrust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start untrusting a beneficiary: the challenge to confirm with */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            scaChallenge?: {
+                                availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                /** @description ScaChallenge:<uuid>, informational */
+                                id: string;
+                                passkeyAllowedOrigins?: string[];
+                                passkeyAssertionOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                purpose?: string;
+                            };
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `FACTOR_NOT_ENROLLED`): The factor is not enrolled for this customer (SMS_OTP needs the customer’s phone number)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "FACTOR_NOT_ENROLLED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id
+                 *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND" | "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /**
+                 * @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After
+                 *     - `SERVICE_UNAVAILABLE` (reason `SMS_NOT_CONFIGURED`): This installation has no SMS gateway (MONETA_SMS_URL), so no SCA code can be sent; the operator must configure one
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SMS_NOT_CONFIGURED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/external-accounts/{externalAccountId}/untrust/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm untrusting a beneficiary with the challenge’s proof
+         * @description In the sandbox the code 123456 is accepted.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ExternalAccount:<uuid> */
+                    externalAccountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        challengeId?: string | null;
+                        code?: string | null;
+                        endUserIpAddress?: string | null;
+                        origin?: string | null;
+                        passkeyAssertion?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            trusted: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_INVALID`): The code is wrong (or a TOTP code was already used)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_EXPIRED`): There is no live challenge: it expired, was used, or was never started
+                 *     - `INVALID_INPUT` (reason `PROOF_MISSING`): The proof for the factor is missing: code for SMS_OTP/TOTP, passkeyAssertion and origin for PASSKEY
+                 *     - `INVALID_INPUT` (reason `PASSKEY_INVALID`): The WebAuthn credential or assertion does not verify (origin, challenge, signature)
+                 *     - `INVALID_INPUT` (reason `TOO_MANY_WRONG_CODES`): Too many wrong codes for this challenge: start a new one
+                 *     - `INVALID_INPUT` (reason `CHALLENGE_MISMATCH`): challengeId does not name the live challenge (or is missing where one was issued)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SCA_CODE_INVALID" | "SCA_CODE_EXPIRED" | "PROOF_MISSING" | "PASSKEY_INVALID" | "TOO_MANY_WRONG_CODES" | "CHALLENGE_MISMATCH";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id
+                 *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND" | "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "EXTERNAL_ACCOUNT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -23014,6 +25756,1448 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List documents */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description Customer:<uuid> or BeneficialOwner:<uuid> */
+                    documentHolder?: string;
+                    limit?: number;
+                    sortOrder?: "asc" | "desc";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                country: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                documentHolder: string;
+                                documentNumber?: string;
+                                /** @enum {string} */
+                                documentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+                                fileName: string;
+                                id: string;
+                                issuingAuthority?: string;
+                                /** @enum {string} */
+                                side?: "FRONT" | "BACK";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            hasMore: boolean;
+                            nextCursor?: string;
+                            totalCount?: number;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Upload a document for a customer or a beneficial owner
+         * @description multipart/form-data with the file in the `file` part, streamed (PDF, JPEG or PNG by content; at most 10 MB). A JSON body with the file base64-encoded is taken too, within the request body limit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: country-code
+                         * @description Country that issued the document (ISO 3166-1 alpha-2)
+                         */
+                        country: string;
+                        /** @description Customer:<uuid> or BeneficialOwner:<uuid> of this platform */
+                        documentHolder: string;
+                        documentNumber?: string;
+                        /** @enum {string} */
+                        documentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+                        /** @description The file, base64-encoded (the body limit bounds it; send large files as multipart) */
+                        file: string;
+                        fileName: string;
+                        issuingAuthority?: string;
+                        /**
+                         * @description Which side of a two-sided document
+                         * @enum {string}
+                         */
+                        side?: "FRONT" | "BACK";
+                    };
+                    "multipart/form-data": {
+                        /** @description Required. ISO 3166-1 alpha-2 */
+                        country?: string;
+                        /** @description Required. Customer:<uuid> or BeneficialOwner:<uuid> of this platform */
+                        documentHolder?: string;
+                        documentNumber?: string;
+                        /**
+                         * @description Required.
+                         * @enum {string}
+                         */
+                        documentType?: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+                        /**
+                         * Format: binary
+                         * @description The document: PDF, JPEG or PNG (by content), at most 10 MB. Required.
+                         */
+                        file?: string;
+                        issuingAuthority?: string;
+                        /** @enum {string} */
+                        side?: "FRONT" | "BACK";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            country: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            documentHolder: string;
+                            documentNumber?: string;
+                            /** @enum {string} */
+                            documentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+                            fileName: string;
+                            id: string;
+                            issuingAuthority?: string;
+                            /** @enum {string} */
+                            side?: "FRONT" | "BACK";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `FILE_TOO_LARGE`): The file is larger than the documents size limit (10 MB by default)
+                 *     - `INVALID_INPUT` (reason `UNSUPPORTED_FILE_TYPE`): The file's content is not a PDF, JPEG or PNG (decided from its bytes, not its name)
+                 *     - `INVALID_INPUT` (reason `FILE_TYPE_MISMATCH`): The file part's declared Content-Type is not what its bytes are
+                 *     - `INVALID_INPUT` (reason `CORRUPT_FILE`): The file is truncated or damaged (its format’s end marker is missing)
+                 *     - `INVALID_REQUEST_FORMAT` (reason `MALFORMED_MULTIPART`): The multipart/form-data body is truncated or malformed
+                 *     - `LOW_QUALITY`: Document quality too low to process (sandbox: file name ending 101)
+                 *     - `DATA_MISMATCH`: Document details don't match the information provided (sandbox: 102)
+                 *     - `EXPIRED`: The document has expired (sandbox: 103)
+                 *     - `SUSPECTED_FRAUD`: The document is suspected of being forged or edited (sandbox: 104)
+                 *     - `UNSUITABLE_DOCUMENT`: The document type is not accepted (sandbox: 105)
+                 *     - `INCOMPLETE`: The document is missing pages or sides (sandbox: 106)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "LOW_QUALITY" | "DATA_MISMATCH" | "EXPIRED" | "SUSPECTED_FRAUD" | "UNSUITABLE_DOCUMENT" | "INCOMPLETE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "FILE_TOO_LARGE" | "UNSUPPORTED_FILE_TYPE" | "FILE_TYPE_MISMATCH" | "CORRUPT_FILE" | "MALFORMED_MULTIPART";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `DOCUMENT_HOLDER_NOT_FOUND`): documentHolder names no customer or beneficial owner of this platform */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "DOCUMENT_HOLDER_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/documents/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a document */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Document:<uuid> */
+                    documentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            country: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            documentHolder: string;
+                            documentNumber?: string;
+                            /** @enum {string} */
+                            documentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+                            fileName: string;
+                            id: string;
+                            issuingAuthority?: string;
+                            /** @enum {string} */
+                            side?: "FRONT" | "BACK";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `DOCUMENT_NOT_FOUND`): No document of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "DOCUMENT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace a document with a new file and metadata */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Document:<uuid> */
+                    documentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: country-code
+                         * @description Country that issued the document (ISO 3166-1 alpha-2)
+                         */
+                        country: string;
+                        documentNumber?: string;
+                        /** @enum {string} */
+                        documentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+                        /** @description The file, base64-encoded (the body limit bounds it; send large files as multipart) */
+                        file: string;
+                        fileName: string;
+                        issuingAuthority?: string;
+                        /**
+                         * @description Which side of a two-sided document
+                         * @enum {string}
+                         */
+                        side?: "FRONT" | "BACK";
+                    };
+                    "multipart/form-data": {
+                        /** @description Required. ISO 3166-1 alpha-2 */
+                        country?: string;
+                        documentNumber?: string;
+                        /**
+                         * @description Required.
+                         * @enum {string}
+                         */
+                        documentType?: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+                        /**
+                         * Format: binary
+                         * @description The document: PDF, JPEG or PNG (by content), at most 10 MB. Required.
+                         */
+                        file?: string;
+                        issuingAuthority?: string;
+                        /** @enum {string} */
+                        side?: "FRONT" | "BACK";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            country: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            documentHolder: string;
+                            documentNumber?: string;
+                            /** @enum {string} */
+                            documentType: "PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER";
+                            fileName: string;
+                            id: string;
+                            issuingAuthority?: string;
+                            /** @enum {string} */
+                            side?: "FRONT" | "BACK";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `FILE_TOO_LARGE`): The file is larger than the documents size limit (10 MB by default)
+                 *     - `INVALID_INPUT` (reason `UNSUPPORTED_FILE_TYPE`): The file's content is not a PDF, JPEG or PNG (decided from its bytes, not its name)
+                 *     - `INVALID_INPUT` (reason `FILE_TYPE_MISMATCH`): The file part's declared Content-Type is not what its bytes are
+                 *     - `INVALID_INPUT` (reason `CORRUPT_FILE`): The file is truncated or damaged (its format’s end marker is missing)
+                 *     - `INVALID_REQUEST_FORMAT` (reason `MALFORMED_MULTIPART`): The multipart/form-data body is truncated or malformed
+                 *     - `LOW_QUALITY`: Document quality too low to process (sandbox: file name ending 101)
+                 *     - `DATA_MISMATCH`: Document details don't match the information provided (sandbox: 102)
+                 *     - `EXPIRED`: The document has expired (sandbox: 103)
+                 *     - `SUSPECTED_FRAUD`: The document is suspected of being forged or edited (sandbox: 104)
+                 *     - `UNSUITABLE_DOCUMENT`: The document type is not accepted (sandbox: 105)
+                 *     - `INCOMPLETE`: The document is missing pages or sides (sandbox: 106)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "LOW_QUALITY" | "DATA_MISMATCH" | "EXPIRED" | "SUSPECTED_FRAUD" | "UNSUITABLE_DOCUMENT" | "INCOMPLETE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "FILE_TOO_LARGE" | "UNSUPPORTED_FILE_TYPE" | "FILE_TYPE_MISMATCH" | "CORRUPT_FILE" | "MALFORMED_MULTIPART";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `DOCUMENT_NOT_FOUND`): No document of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "DOCUMENT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a document (not once submitted for verification) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Document:<uuid> */
+                    documentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `DOCUMENT_NOT_FOUND`): No document of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "DOCUMENT_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `DOCUMENT_SUBMITTED`): The document was submitted for verification and can no longer be deleted
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "DOCUMENT_SUBMITTED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -25789,6 +29973,7 @@ export interface paths {
                 /**
                  * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
                  *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `BENEFICIARY_TRUSTED`: The external account is a trusted beneficiary; untrust it (POST .../untrust and its /confirm) before deleting it
                  */
                 409: {
                     headers: {
@@ -25797,7 +29982,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "CONFLICT";
+                            code: "CONFLICT" | "BENEFICIARY_TRUSTED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -26834,7 +31019,7 @@ export interface paths {
                     customerId?: string;
                     limit?: number;
                     sortOrder?: "asc" | "desc";
-                    status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                    status?: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                 };
                 header?: never;
                 path?: never;
@@ -26885,6 +31070,20 @@ export interface paths {
                                     name: string;
                                     symbol: string;
                                 };
+                                scaChallenge?: {
+                                    availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    /** @enum {string} */
+                                    factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                    /** @description ScaChallenge:<uuid>, informational */
+                                    id: string;
+                                    passkeyAllowedOrigins?: string[];
+                                    passkeyAssertionOptions?: {
+                                        [key: string]: unknown;
+                                    };
+                                    purpose?: string;
+                                };
                                 sendingCurrency: {
                                     code: string;
                                     decimals: number;
@@ -26895,7 +31094,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 /** @enum {string} */
-                                status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                                status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                                 /** Format: int64 */
                                 totalReceivingAmount: number;
                                 /** Format: int64 */
@@ -27172,6 +31371,20 @@ export interface paths {
                                 name: string;
                                 symbol: string;
                             };
+                            scaChallenge?: {
+                                availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                /** @description ScaChallenge:<uuid>, informational */
+                                id: string;
+                                passkeyAllowedOrigins?: string[];
+                                passkeyAssertionOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                purpose?: string;
+                            };
                             sendingCurrency: {
                                 code: string;
                                 decimals: number;
@@ -27182,7 +31395,7 @@ export interface paths {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: int64 */
                             totalReceivingAmount: number;
                             /** Format: int64 */
@@ -27653,6 +31866,20 @@ export interface paths {
                                 name: string;
                                 symbol: string;
                             };
+                            scaChallenge?: {
+                                availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                /** @description ScaChallenge:<uuid>, informational */
+                                id: string;
+                                passkeyAllowedOrigins?: string[];
+                                passkeyAssertionOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                purpose?: string;
+                            };
                             sendingCurrency: {
                                 code: string;
                                 decimals: number;
@@ -27663,7 +31890,7 @@ export interface paths {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: int64 */
                             totalReceivingAmount: number;
                             /** Format: int64 */
@@ -27865,6 +32092,813 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/quotes/{quoteId}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a quote waiting in PENDING_AUTHORIZATION: it executes
+         * @description Needs a live SCA login session (409 SCA_SESSION_REQUIRED). A wrong code is 400; after 3 on one code, 429 RATE_LIMITED until a new code is sent; the customer’s lockout answers 423 ACCOUNT_LOCKED. Concurrent authorizations execute the quote once. In the sandbox the code 123456 is accepted.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Quote:<uuid> */
+                    quoteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code?: string | null;
+                        endUserIpAddress?: string | null;
+                        origin?: string | null;
+                        passkeyAssertion?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description?: string;
+                            destination: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Receiving-currency units per one sending-currency unit, applied to the amount after fees */
+                            exchangeRate: number;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: int64 */
+                            feesIncluded: number;
+                            id: string;
+                            /** Format: int64 */
+                            lockedCurrencyAmount: number;
+                            /** @enum {string} */
+                            lockedCurrencySide: "SENDING" | "RECEIVING";
+                            paymentInstructions?: {
+                                accountOrWalletInfo: {
+                                    /** @enum {string} */
+                                    accountType: "US_ACCOUNT" | "CLABE" | "EUR_ACCOUNT" | "GBP_ACCOUNT" | "CAD_ACCOUNT" | "NGN_ACCOUNT" | "SWIFT_ACCOUNT" | "SOLANA_WALLET" | "SPARK_WALLET" | "EMBEDDED_WALLET";
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                instructionsNotes?: string;
+                                isPlatformAccount?: boolean;
+                            }[];
+                            /** Format: int64 */
+                            platformFeesIncluded: number;
+                            receivingCurrency: {
+                                code: string;
+                                decimals: number;
+                                name: string;
+                                symbol: string;
+                            };
+                            scaChallenge?: {
+                                availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                /** @description ScaChallenge:<uuid>, informational */
+                                id: string;
+                                passkeyAllowedOrigins?: string[];
+                                passkeyAssertionOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                purpose?: string;
+                            };
+                            sendingCurrency: {
+                                code: string;
+                                decimals: number;
+                                name: string;
+                                symbol: string;
+                            };
+                            source: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: int64 */
+                            totalReceivingAmount: number;
+                            /** Format: int64 */
+                            totalSendingAmount: number;
+                            transactionId: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_INVALID`): The code is wrong (or a TOTP code was already used)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_EXPIRED`): There is no live challenge: it expired, was used, or was never started
+                 *     - `INVALID_INPUT` (reason `PROOF_MISSING`): The proof for the factor is missing: code for SMS_OTP/TOTP, passkeyAssertion and origin for PASSKEY
+                 *     - `INVALID_INPUT` (reason `PASSKEY_INVALID`): The WebAuthn credential or assertion does not verify (origin, challenge, signature)
+                 *     - `INVALID_AMOUNT` (reason `INSUFFICIENT_FUNDS`): The source account does not hold enough available funds
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_AMOUNT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SCA_CODE_INVALID" | "SCA_CODE_EXPIRED" | "PROOF_MISSING" | "PASSKEY_INVALID" | "INSUFFICIENT_FUNDS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /**
+                 * @description - `FORBIDDEN`: The API token lacks the permission this request needs
+                 *     - `USER_NOT_READY`: The customer whose money would move has not passed verification (kycStatus or kybStatus is not APPROVED)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN" | "USER_NOT_READY";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `QUOTE_NOT_FOUND`: No quote of this platform has the id
+                 *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "QUOTE_NOT_FOUND" | "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `QUOTE_EXPIRED`): The quote passed its expiresAt; create a new one
+                 *     - `CONFLICT` (reason `NO_PENDING_AUTHORIZATION`): The quote has no challenge to authorize (it is not PENDING_AUTHORIZATION)
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 *     - `SCA_SESSION_REQUIRED`: The customer has no live SCA login session (none, expired or revoked): log in (POST /sca/login/start and /complete), then retry
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT" | "SCA_SESSION_REQUIRED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "QUOTE_EXPIRED" | "NO_PENDING_AUTHORIZATION" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `ACCOUNT_LOCKED`: The customer’s login is locked after too many failed attempts, until details.lockedUntil (or suspended until a password reset is recorded) */
+                423: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "ACCOUNT_LOCKED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 423;
+                        };
+                    };
+                };
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_WRONG_CODES`): Too many wrong codes for this challenge: it no longer takes codes until a new code is sent (resend)
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_WRONG_CODES";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes/{quoteId}/authorize/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a new code for a quote’s SMS challenge (same challenge, same expiry) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Quote:<uuid> */
+                    quoteId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `QUOTE_NOT_FOUND`: No quote of this platform has the id
+                 *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "QUOTE_NOT_FOUND" | "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `NO_PENDING_AUTHORIZATION`): The quote has no challenge to authorize (it is not PENDING_AUTHORIZATION)
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 *     - `CONFLICT` (reason `CHALLENGE_NOT_RESENDABLE`): The quote has no pending SMS challenge whose code can be re-sent (passkey challenges cannot be)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "NO_PENDING_AUTHORIZATION" | "SCA_NOT_REQUIRED" | "CHALLENGE_NOT_RESENDABLE";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `RESEND_TOO_SOON`): Codes are re-sent at most every 30 seconds and 5 times per challenge; Retry-After says when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "RESEND_TOO_SOON";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /**
+                 * @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After
+                 *     - `SERVICE_UNAVAILABLE` (reason `SMS_NOT_CONFIGURED`): This installation has no SMS gateway (MONETA_SMS_URL), so no SCA code can be sent; the operator must configure one
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SMS_NOT_CONFIGURED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/quotes/{quoteId}/execute": {
         parameters: {
             query?: never;
@@ -27935,6 +32969,20 @@ export interface paths {
                                 name: string;
                                 symbol: string;
                             };
+                            scaChallenge?: {
+                                availableFactors: ("SMS_OTP" | "TOTP" | "PASSKEY")[];
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                /** @description ScaChallenge:<uuid>, informational */
+                                id: string;
+                                passkeyAllowedOrigins?: string[];
+                                passkeyAssertionOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                purpose?: string;
+                            };
                             sendingCurrency: {
                                 code: string;
                                 decimals: number;
@@ -27945,7 +32993,7 @@ export interface paths {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
-                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            status: "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: int64 */
                             totalReceivingAmount: number;
                             /** Format: int64 */
@@ -28096,6 +33144,7 @@ export interface paths {
                  *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
                  *     - `CONFLICT` (reason `QUOTE_EXPIRED`): The quote passed its expiresAt; create a new one
                  *     - `CONFLICT` (reason `QUOTE_ALREADY_EXECUTED`): The quote was executed before (it is PROCESSING, COMPLETED or FAILED)
+                 *     - `CONFLICT` (reason `QUOTE_PENDING_AUTHORIZATION`): The quote was executed and waits for the customer’s strong authentication (POST /quotes/{id}/authorize)
                  */
                 409: {
                     headers: {
@@ -28118,7 +33167,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_EXECUTED";
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_EXECUTED" | "QUOTE_PENDING_AUTHORIZATION";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -34785,6 +39834,344 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/sca/factors/reset/{resetId}/liveness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Simulate the liveness verdict of a 2FA reset */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description TwoFactorReset:<uuid> */
+                    resetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        result: "PASSED" | "REJECTED" | "PENDING_REVIEW";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            completedAt: string | null;
+                            enrollmentStatus: ("PENDING" | "COMPLETED") | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @enum {string} */
+                            factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                            /** @enum {string} */
+                            status: "INITIATED" | "PENDING_REVIEW" | "LIVENESS_PASSED" | "COMPLETED" | "REJECTED" | "EXPIRED";
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `RESET_NOT_READY`): The reset cannot complete: liveness has not passed (or the reset ended)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "RESET_NOT_READY";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `TWO_FACTOR_RESET_NOT_FOUND`): No 2FA reset of this customer has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TWO_FACTOR_RESET_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/send": {
         parameters: {
             query?: never;
@@ -35043,6 +40430,7 @@ export interface paths {
                  *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
                  *     - `CONFLICT` (reason `QUOTE_EXPIRED`): The quote passed its expiresAt; create a new one
                  *     - `CONFLICT` (reason `QUOTE_ALREADY_EXECUTED`): The quote was executed before (it is PROCESSING, COMPLETED or FAILED)
+                 *     - `CONFLICT` (reason `QUOTE_PENDING_AUTHORIZATION`): The quote was executed and waits for the customer’s strong authentication (POST /quotes/{id}/authorize)
                  */
                 409: {
                     headers: {
@@ -35065,7 +40453,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_EXECUTED";
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "QUOTE_EXPIRED" | "QUOTE_ALREADY_EXECUTED" | "QUOTE_PENDING_AUTHORIZATION";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -35688,6 +41076,3267 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/factors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the customer’s enrolled SCA factors */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            factors: {
+                                credentialId?: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                name?: string;
+                            }[];
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Start enrolling a TOTP or passkey factor */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description SMS_OTP is not enrolled: it is the customer’s phone
+                         * @enum {string}
+                         */
+                        type: "TOTP" | "PASSKEY";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            allowedOrigins?: string[];
+                            /** @description PASSKEY: WebAuthn PublicKeyCredentialCreationOptions (JSON form) */
+                            options?: {
+                                [key: string]: unknown;
+                            };
+                            relyingPartyId?: string;
+                            /** @description TOTP: the raw shared secret, hex */
+                            secret?: string;
+                            /** @description TOTP: the shared secret in base32, for manual entry */
+                            secretBase32Encoded?: string;
+                            /** @description TOTP: the otpauth:// provisioning URI */
+                            totpUri?: string;
+                            /** @enum {string} */
+                            type: "TOTP" | "PASSKEY";
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 *     - `PASSKEY_ALREADY_ENROLLED`: The customer already has a passkey; delete it (DELETE /sca/factors/{credentialId}) before enrolling another
+                 *     - `CONFLICT` (reason `TOTP_ALREADY_ENROLLED`): The customer already has an authenticator app enrolled; reset it (POST /sca/factors/reset) to replace it
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT" | "PASSKEY_ALREADY_ENROLLED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED" | "TOTP_ALREADY_ENROLLED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/factors/{credentialId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete the customer’s passkey factor */
+        delete: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The passkey’s credential id (base64url) */
+                    credentialId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `USER_NOT_FOUND`: No customer of this platform has the id
+                 *     - `REFERENCE_NOT_FOUND` (reason `SCA_FACTOR_NOT_FOUND`): The customer has no enrolled passkey with this credential id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND" | "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SCA_FACTOR_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/factors/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a factor enrolment (TOTP: the secret and the first code; PASSKEY: the credential and its origin)
+         * @description A TOTP confirmation returns one-time recovery codes, shown once. In the sandbox the TOTP code 123456 is also accepted.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code?: string;
+                        /** @description PASSKEY: the PublicKeyCredential the device produced (JSON form) */
+                        credential?: {
+                            [key: string]: unknown;
+                        };
+                        origin?: string;
+                        secret?: string;
+                        /** @enum {string} */
+                        type: "TOTP" | "PASSKEY";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            factor?: {
+                                credentialId?: string;
+                                /** @enum {string} */
+                                factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                                name?: string;
+                            };
+                            recoveryCodes?: string[];
+                            /** @enum {string} */
+                            type: "TOTP" | "PASSKEY";
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_INVALID`): The code is wrong (or a TOTP code was already used)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_EXPIRED`): There is no live challenge: it expired, was used, or was never started
+                 *     - `INVALID_INPUT` (reason `PASSKEY_INVALID`): The WebAuthn credential or assertion does not verify (origin, challenge, signature)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SCA_CODE_INVALID" | "SCA_CODE_EXPIRED" | "PASSKEY_INVALID";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 *     - `PASSKEY_ALREADY_ENROLLED`: The customer already has a passkey; delete it (DELETE /sca/factors/{credentialId}) before enrolling another
+                 *     - `CONFLICT` (reason `TOTP_ALREADY_ENROLLED`): The customer already has an authenticator app enrolled; reset it (POST /sca/factors/reset) to replace it
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT" | "PASSKEY_ALREADY_ENROLLED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED" | "TOTP_ALREADY_ENROLLED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/factors/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a liveness-gated 2FA reset */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            expiresAt?: string | null;
+                            livenessAccessToken?: string | null;
+                            resetId: string;
+                            verificationLink?: string | null;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `FACTOR_NOT_ENROLLED`): The factor is not enrolled for this customer (SMS_OTP needs the customer’s phone number)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "FACTOR_NOT_ENROLLED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_RESETS`): At most 5 resets may start per customer in 24 hours; Retry-After says when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_RESETS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/factors/reset/{resetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a 2FA reset’s status */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path: {
+                    /** @description TwoFactorReset:<uuid> */
+                    resetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            completedAt: string | null;
+                            enrollmentStatus: ("PENDING" | "COMPLETED") | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @enum {string} */
+                            factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                            /** @enum {string} */
+                            status: "INITIATED" | "PENDING_REVIEW" | "LIVENESS_PASSED" | "COMPLETED" | "REJECTED" | "EXPIRED";
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `USER_NOT_FOUND`: No customer of this platform has the id
+                 *     - `REFERENCE_NOT_FOUND` (reason `TWO_FACTOR_RESET_NOT_FOUND`): No 2FA reset of this customer has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND" | "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TWO_FACTOR_RESET_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/factors/reset/{resetId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete a 2FA reset once liveness passed */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path: {
+                    /** @description TwoFactorReset:<uuid> */
+                    resetId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        mobile?: {
+                            countryCode: string;
+                            number: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `RESET_NOT_READY`): The reset cannot complete: liveness has not passed (or the reset ended)
+                 *     - `INVALID_INPUT` (reason `MOBILE_REQUIRED`): An SMS_OTP reset completes with the new mobile number
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "RESET_NOT_READY" | "MOBILE_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `USER_NOT_FOUND`: No customer of this platform has the id
+                 *     - `REFERENCE_NOT_FOUND` (reason `TWO_FACTOR_RESET_NOT_FOUND`): No 2FA reset of this customer has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND" | "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TWO_FACTOR_RESET_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/login/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an SCA login: the proof opens the customer’s SCA session
+         * @description Wrong codes count toward the lockout (5 → 15 min, 6 → 30 min, 7 → 1 h, 8 → 24 h, 9 → suspended; 423 ACCOUNT_LOCKED). In the sandbox the code 123456 is accepted.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        challengeId?: string | null;
+                        code?: string | null;
+                        endUserIpAddress: string;
+                        /** @enum {string} */
+                        factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                        origin?: string | null;
+                        passkeyAssertion?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            sessionExpiresAt?: string | null;
+                            /** @description SUCCESS when a session was opened */
+                            status: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_INVALID`): The code is wrong (or a TOTP code was already used)
+                 *     - `INVALID_INPUT` (reason `SCA_CODE_EXPIRED`): There is no live challenge: it expired, was used, or was never started
+                 *     - `INVALID_INPUT` (reason `PROOF_MISSING`): The proof for the factor is missing: code for SMS_OTP/TOTP, passkeyAssertion and origin for PASSKEY
+                 *     - `INVALID_INPUT` (reason `PASSKEY_INVALID`): The WebAuthn credential or assertion does not verify (origin, challenge, signature)
+                 *     - `INVALID_INPUT` (reason `TOO_MANY_WRONG_CODES`): Too many wrong codes for this challenge: start a new one
+                 *     - `INVALID_INPUT` (reason `FACTOR_NOT_ENROLLED`): The factor is not enrolled for this customer (SMS_OTP needs the customer’s phone number)
+                 *     - `INVALID_INPUT` (reason `CHALLENGE_MISMATCH`): challengeId does not name the live challenge (or is missing where one was issued)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SCA_CODE_INVALID" | "SCA_CODE_EXPIRED" | "PROOF_MISSING" | "PASSKEY_INVALID" | "TOO_MANY_WRONG_CODES" | "FACTOR_NOT_ENROLLED" | "CHALLENGE_MISMATCH";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `ACCOUNT_LOCKED`: The customer’s login is locked after too many failed attempts, until details.lockedUntil (or suspended until a password reset is recorded) */
+                423: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "ACCOUNT_LOCKED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 423;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/login/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start an SCA login with a factor */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            allowedOrigins?: string[] | null;
+                            challengeId?: string | null;
+                            expiresAt?: string | null;
+                            /** @enum {string} */
+                            factor: "SMS_OTP" | "TOTP" | "PASSKEY";
+                            passkeyOptions?: {
+                                [key: string]: unknown;
+                            } | null;
+                            relyingPartyId?: string | null;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_INPUT` (reason `FACTOR_NOT_ENROLLED`): The factor is not enrolled for this customer (SMS_OTP needs the customer’s phone number)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "FACTOR_NOT_ENROLLED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /**
+                 * @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After
+                 *     - `SERVICE_UNAVAILABLE` (reason `SMS_NOT_CONFIGURED`): This installation has no SMS gateway (MONETA_SMS_URL), so no SCA code can be sent; the operator must configure one
+                 */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SMS_NOT_CONFIGURED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sca/record-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a security event for the customer */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Customer:<uuid> */
+                    customerId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        eventType: "RESET_PASSWORD_COMPLETED" | "FAILED_LOGIN_ATTEMPT";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            eventType: "RESET_PASSWORD_COMPLETED" | "FAILED_LOGIN_ATTEMPT";
+                            failedAttempts: number;
+                            lockedUntil: string | null;
+                            suspended: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 *     - `CONFLICT` (reason `SCA_NOT_REQUIRED`): Strong customer authentication is not required for this customer (its region is outside the EEA)
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "SCA_NOT_REQUIRED";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `ACCOUNT_LOCKED`: The customer’s login is locked after too many failed attempts, until details.lockedUntil (or suspended until a password reset is recorded) */
+                423: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "ACCOUNT_LOCKED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 423;
                         };
                     };
                 };
@@ -40469,6 +49118,820 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List verifications */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description Customer:<uuid> */
+                    customerId?: string;
+                    limit?: number;
+                    sortOrder?: "asc" | "desc";
+                    verificationStatus?: "RESOLVE_ERRORS" | "PENDING_MANUAL_REVIEW" | "IN_PROGRESS" | "APPROVED" | "REJECTED" | "READY_FOR_VERIFICATION";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerId: string;
+                                errors: {
+                                    acceptedDocumentTypes?: string[];
+                                    field?: string;
+                                    reason: string;
+                                    resourceId: string;
+                                    /** @enum {string} */
+                                    type: "MISSING_FIELD" | "INVALID_FIELD" | "MISSING_LEGAL_PRESENCE_DOCUMENT" | "MISSING_CONTROL_STRUCTURE_DOCUMENT" | "MISSING_OWNERSHIP_STRUCTURE_DOCUMENT" | "MISSING_PROOF_OF_ADDRESS_DOCUMENT" | "MISSING_IDENTITY_DOCUMENT" | "INVALID_DOCUMENT" | "EXPIRED_DOCUMENT" | "POOR_QUALITY_DOCUMENT" | "SUSPECTED_FRAUD_DOCUMENT" | "WRONG_DOCUMENT_TYPE" | "INCOMPLETE_DOCUMENT" | "UNREADABLE_DOCUMENT" | "DOCUMENT_VERIFICATION_FAILED" | "APPLICANT_SANCTIONED" | "APPLICANT_FRAUD" | "APPLICANT_CRIMINAL_RECORD" | "APPLICANT_REJECTED" | "MISSING_BENEFICIAL_OWNER" | "MISSING_CONTROL_PERSON" | "MISSING_GOOD_STANDING_DOCUMENT";
+                                }[];
+                                id: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                /** @enum {string} */
+                                verificationStatus: "RESOLVE_ERRORS" | "PENDING_MANUAL_REVIEW" | "IN_PROGRESS" | "APPROVED" | "REJECTED" | "READY_FOR_VERIFICATION";
+                            }[];
+                            hasMore: boolean;
+                            nextCursor?: string;
+                            totalCount?: number;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Submit a customer's KYC (individual) or KYB (business) verification
+         * @description Answers the verification: RESOLVE_ERRORS listing everything missing (fields, beneficial owners, documents), or the submission in review (IN_PROGRESS or PENDING_MANUAL_REVIEW), decided later by webhook. Post again after resolving errors.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Customer:<uuid> */
+                        customerId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            errors: {
+                                acceptedDocumentTypes?: string[];
+                                field?: string;
+                                reason: string;
+                                resourceId: string;
+                                /** @enum {string} */
+                                type: "MISSING_FIELD" | "INVALID_FIELD" | "MISSING_LEGAL_PRESENCE_DOCUMENT" | "MISSING_CONTROL_STRUCTURE_DOCUMENT" | "MISSING_OWNERSHIP_STRUCTURE_DOCUMENT" | "MISSING_PROOF_OF_ADDRESS_DOCUMENT" | "MISSING_IDENTITY_DOCUMENT" | "INVALID_DOCUMENT" | "EXPIRED_DOCUMENT" | "POOR_QUALITY_DOCUMENT" | "SUSPECTED_FRAUD_DOCUMENT" | "WRONG_DOCUMENT_TYPE" | "INCOMPLETE_DOCUMENT" | "UNREADABLE_DOCUMENT" | "DOCUMENT_VERIFICATION_FAILED" | "APPLICANT_SANCTIONED" | "APPLICANT_FRAUD" | "APPLICANT_CRIMINAL_RECORD" | "APPLICANT_REJECTED" | "MISSING_BENEFICIAL_OWNER" | "MISSING_CONTROL_PERSON" | "MISSING_GOOD_STANDING_DOCUMENT";
+                            }[];
+                            id: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @enum {string} */
+                            verificationStatus: "RESOLVE_ERRORS" | "PENDING_MANUAL_REVIEW" | "IN_PROGRESS" | "APPROVED" | "REJECTED" | "READY_FOR_VERIFICATION";
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `USER_NOT_FOUND`: No customer of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CUSTOMER_DELETED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verifications/{verificationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a verification */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Verification:<uuid> */
+                    verificationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId: string;
+                            errors: {
+                                acceptedDocumentTypes?: string[];
+                                field?: string;
+                                reason: string;
+                                resourceId: string;
+                                /** @enum {string} */
+                                type: "MISSING_FIELD" | "INVALID_FIELD" | "MISSING_LEGAL_PRESENCE_DOCUMENT" | "MISSING_CONTROL_STRUCTURE_DOCUMENT" | "MISSING_OWNERSHIP_STRUCTURE_DOCUMENT" | "MISSING_PROOF_OF_ADDRESS_DOCUMENT" | "MISSING_IDENTITY_DOCUMENT" | "INVALID_DOCUMENT" | "EXPIRED_DOCUMENT" | "POOR_QUALITY_DOCUMENT" | "SUSPECTED_FRAUD_DOCUMENT" | "WRONG_DOCUMENT_TYPE" | "INCOMPLETE_DOCUMENT" | "UNREADABLE_DOCUMENT" | "DOCUMENT_VERIFICATION_FAILED" | "APPLICANT_SANCTIONED" | "APPLICANT_FRAUD" | "APPLICANT_CRIMINAL_RECORD" | "APPLICANT_REJECTED" | "MISSING_BENEFICIAL_OWNER" | "MISSING_CONTROL_PERSON" | "MISSING_GOOD_STANDING_DOCUMENT";
+                            }[];
+                            id: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @enum {string} */
+                            verificationStatus: "RESOLVE_ERRORS" | "PENDING_MANUAL_REVIEW" | "IN_PROGRESS" | "APPROVED" | "REJECTED" | "READY_FOR_VERIFICATION";
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /** @description - `REFERENCE_NOT_FOUND` (reason `VERIFICATION_NOT_FOUND`): No verification of this platform has the id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "REFERENCE_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "VERIFICATION_NOT_FOUND";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/events": {
         parameters: {
             query?: never;
@@ -40484,7 +49947,7 @@ export interface paths {
                     deliveryStatus?: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
                     limit?: number;
                     sortOrder?: "asc" | "desc";
-                    type?: "AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "EXTERNAL_ACCOUNT.STATUS_UPDATED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.PENDING" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PENDING" | "OUTGOING_PAYMENT.PENDING_AUTHORIZATION" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST";
+                    type?: "AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "EXTERNAL_ACCOUNT.STATUS_UPDATED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.PENDING" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PENDING" | "OUTGOING_PAYMENT.PENDING_AUTHORIZATION" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST" | "VERIFICATION.APPROVED" | "VERIFICATION.IN_PROGRESS" | "VERIFICATION.PENDING_MANUAL_REVIEW" | "VERIFICATION.REJECTED" | "VERIFICATION.RESOLVE_ERRORS";
                 };
                 header?: never;
                 path?: never;

@@ -13,6 +13,8 @@ export interface RouteEntry {
   change: { status: number; transactional: boolean } | undefined;
   /** Called by an agent with its bearer token, not with API credentials. */
   agent: boolean;
+  /** Also takes a multipart/form-data body (a file upload). */
+  multipart: boolean;
 }
 
 /**

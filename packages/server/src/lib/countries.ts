@@ -13,3 +13,16 @@ export const COUNTRY_CODES: ReadonlySet<string> = new Set(CODES.split(' '));
 export function isCountryCode(value: string): boolean {
   return COUNTRY_CODES.has(value);
 }
+
+/**
+ * The European Economic Area: the EU's 27 member states, Iceland, Liechtenstein and Norway, where
+ * PSD2 applies. Its customers verify their contacts and authenticate strongly (the reference's "EU
+ * customers"); both modules read this one list.
+ */
+export const EEA_COUNTRIES: ReadonlySet<string> = new Set(
+  'AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO'.split(' '),
+);
+
+export function inEea(region: string | null | undefined): boolean {
+  return !!region && EEA_COUNTRIES.has(region.toUpperCase());
+}

@@ -7,6 +7,13 @@ export { ScaChallenge };
 const FACTORS = ['SMS_OTP', 'TOTP', 'PASSKEY'];
 const Factor = Type.Unsafe<'SMS_OTP' | 'TOTP' | 'PASSKEY'>(Type.String({ enum: FACTORS }));
 const NullableString = (options: { description?: string; maxLength?: number } = {}) => Type.Union([Type.String({ maxLength: options.maxLength ?? 2048 }), Type.Null()], options.description ? { description: options.description } : {});
+/**
+ * A code as the service issues them: six digits (SMS, TOTP) or a recovery code (XXXX-XXXX-XXXX).
+ * Anything else is refused as input, before any challenge is looked at, so it is never counted as a
+ * wrong try (a wrong code of the right form is, and is refused by the service).
+ */
+const CODE_PATTERN = '^\\s*([0-9]{6}|[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4})\\s*$';
+const Code = (description: string) => Type.String({ pattern: CODE_PATTERN, description });
 const Opaque = (description: string) => Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true, description }));
 
 export const CustomerQuery = Type.Object({ customerId: Id('Customer') });
@@ -37,7 +44,7 @@ export const ScaFactorConfirmRequest = Type.Object(
   {
     type: Type.Unsafe<'TOTP' | 'PASSKEY'>(Type.String({ enum: ['TOTP', 'PASSKEY'] })),
     secret: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-    code: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+    code: Type.Optional(Code('TOTP: a code of the authenticator app')),
     origin: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     credential: Type.Optional(Opaque('PASSKEY: the PublicKeyCredential the device produced (JSON form)')),
   },
@@ -70,7 +77,7 @@ export const ScaLoginStart = Type.Object({
 
 /** The proof fields every SCA confirmation takes (the reference's ScaAuthorization). */
 const ProofFields = {
-  code: Type.Optional(NullableString({ maxLength: 64 })),
+  code: Type.Optional(Type.Union([Code('The code sent by SMS, of the authenticator app, or a recovery code'), Type.Null()])),
   passkeyAssertion: Type.Optional(Type.Union([Opaque('The PublicKeyCredential of navigator.credentials.get (JSON form)'), Type.Null()])),
   origin: Type.Optional(NullableString()),
 };

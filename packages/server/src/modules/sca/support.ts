@@ -12,6 +12,7 @@ import type { QuotesService } from '../quotes/index.js';
 import { lockForFailures } from '../wallets/lockout.js';
 import { accountLocked, scaNotRequired, scaSessionRequired, type LoginLock } from './errors.js';
 import type { ScaFactorKind } from './tables.js';
+import { inEea } from '../../lib/countries.js';
 
 declare module '../../core/ids.js' {
   interface IdPrefixes {
@@ -42,13 +43,8 @@ export interface ScaDeps {
  * Liechtenstein, Norway), where PSD2 requires strong customer authentication. Everyone else gets
  * 409 on every SCA call and never sees a challenge.
  */
-export const SCA_REGIONS: ReadonlySet<string> = new Set([
-  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE',
-  'IS', 'LI', 'NO',
-]);
-
 export function requiresSca(region: string | null): boolean {
-  return region !== null && SCA_REGIONS.has(region.toUpperCase());
+  return inEea(region);
 }
 
 export interface ScaCustomer {
