@@ -15,11 +15,15 @@ afterAll(async () => t.close());
 
 const moneyRoutes = authenticatedRoutes(t).filter((r) => r.errors.some((e) => e.status === 403 && e.code === 'USER_NOT_READY'));
 
+/** The customer whose money the route moves: the one its fixtures name for it, else the shared one. */
+const ownerOf = (ids: Map<string, string>, route: (typeof moneyRoutes)[number]) => ids.get(`Customer at ${routeKey(route)}`) ?? ids.get('Customer')!;
+
 describe('USER_NOT_READY', () => {
   it('the sweep finds every route that moves a customer’s money', () => {
     expect(moneyRoutes.map(routeKey).sort()).toEqual([
       'POST /agents/:agentId/actions/:actionId/approve',
       'POST /quotes',
+      'POST /quotes/:quoteId/authorize',
       'POST /quotes/:quoteId/execute',
       'POST /sandbox/send',
       'POST /transactions/:transactionId/approve',
@@ -32,16 +36,17 @@ describe('USER_NOT_READY', () => {
     const ids = await createOneOfEach(t, t.platform, `ready-${Math.random().toString(36).slice(2, 8)}`);
     const path = fillPath(t, route, ids);
     const body = route.hasBody ? validBody(t, route, ids) : undefined;
+    const customerId = ownerOf(ids, route);
     for (const status of ['PENDING', 'REJECTED', 'HOLD']) {
-      expect((await t.api(t.platform, 'POST', `/sandbox/customers/${ids.get('Customer')}/kyc-decision`, { status })).status).toBe(200);
+      expect((await t.api(t.platform, 'POST', `/sandbox/customers/${customerId}/kyc-decision`, { status })).status).toBe(200);
       const fingerprint = await databaseFingerprint(t.database.db);
       const refused = await t.api<ApiError>(t.platform, route.method, path, body);
       expect(refused.status, `${routeKey(route)} with a ${status} customer: ${refused.text}`).toBe(403);
       expect(errorOf(refused)).toBe('USER_NOT_READY');
-      expect(refused.body.details).toMatchObject({ customerId: ids.get('Customer'), verificationStatus: status });
+      expect(refused.body.details).toMatchObject({ customerId, verificationStatus: status });
       expect(await databaseFingerprint(t.database.db)).toBe(fingerprint);
     }
-    expect((await t.api(t.platform, 'POST', `/sandbox/customers/${ids.get('Customer')}/kyc-decision`, { status: 'APPROVED' })).status).toBe(200);
+    expect((await t.api(t.platform, 'POST', `/sandbox/customers/${customerId}/kyc-decision`, { status: 'APPROVED' })).status).toBe(200);
     const accepted = await t.api(t.platform, route.method, path, body);
     expect(accepted.status, accepted.text).toBeLessThan(300);
   });
@@ -55,7 +60,8 @@ describe('a deleted customer', () => {
     const ids = await createOneOfEach(t, t.platform, `gone-${Math.random().toString(36).slice(2, 8)}`);
     const path = fillPath(t, route, ids);
     const body = route.hasBody ? validBody(t, route, ids) : undefined;
-    expect((await t.api(t.platform, 'DELETE', `/customers/${ids.get('Customer')}`)).status).toBe(200);
+    const customerId = ownerOf(ids, route);
+    expect((await t.api(t.platform, 'DELETE', `/customers/${customerId}`)).status).toBe(200);
     const fingerprint = await databaseFingerprint(t.database.db);
     const refused = await t.api<ApiError>(t.platform, route.method, path, body);
     if (endedWithTheCustomer.has(key)) {

@@ -82,9 +82,10 @@ export async function resumeAuthorized(deps: QuoteServiceDeps, uow: UnitOfWork, 
   const q = await quoteRepo.lock(uow, quoteId);
   if (q.status === 'EXPIRED' || (q.status === 'PENDING_AUTHORIZATION' && uow.now.getTime() >= q.expires_at.getTime())) throw quoteExpired(q.id, q.expires_at);
   if (q.status !== 'PENDING_AUTHORIZATION') throw quoteNotPendingAuthorization(q.id, q.status);
+  // A customer no longer allowed to move money (not approved, deleted) is refused before any proof is looked at.
+  refuseUnlessReady(q.customer_id, q.customer_status, q.customer_deleted_at);
   const challenge = q.sca_challenge as QuoteScaChallenge | null;
   if (!(await check({ quoteId: q.id, customerId: q.customer_id, challengeId: challenge?.id }))) return undefined;
-  refuseUnlessReady(q.customer_id, q.customer_status, q.customer_deleted_at);
   if (q.source_type === 'REALTIME_FUNDING') return quoteView(await releaseForFunding(deps, uow, q), uow.now);
   await deps.limits.consume(uow, q.sending_currency, q.total_sending_minor);
   await uow.tx.updateTable('quotes').set({ sca_challenge: null }).where('platform_id', '=', uow.platformId).where('id', '=', q.id).execute();

@@ -142,7 +142,11 @@ async function create(ctx: FixtureContext): Promise<void> {
     lockedCurrencyAmount: 1000,
     immediatelyExecute: true,
   })) as Body<{ id: string }>;
-  for (const route of ['POST /quotes/:quoteId/authorize', 'POST /quotes/:quoteId/authorize/resend']) ids.set(`Quote at ${route}`, quote.body.id);
+  for (const route of ['POST /quotes/:quoteId/authorize', 'POST /quotes/:quoteId/authorize/resend']) {
+    ids.set(`Quote at ${route}`, quote.body.id);
+    // Whose money the route moves: the sweeps that change a customer's standing change this one's.
+    ids.set(`Customer at ${route}`, customerId);
+  }
 }
 
 const customer = (variant: string) => (id: (idType: string, variant?: string) => string) => ({ customerId: id('Customer', variant) });
