@@ -14365,13 +14365,14 @@ export interface paths {
                                     firstName: string;
                                     /** @description Masked: only the last four characters are shown */
                                     identifier: string;
-                                    idType: string;
+                                    /** @enum {string} */
+                                    idType: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                                     lastName: string;
                                     middleName?: string;
                                     nationality: string;
                                     phoneNumber?: string;
                                 };
-                                roles: string[];
+                                roles: ("UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER")[];
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -14652,13 +14653,14 @@ export interface paths {
                                 firstName: string;
                                 /** @description Masked: only the last four characters are shown */
                                 identifier: string;
-                                idType: string;
+                                /** @enum {string} */
+                                idType: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                                 lastName: string;
                                 middleName?: string;
                                 nationality: string;
                                 phoneNumber?: string;
                             };
-                            roles: string[];
+                            roles: ("UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER")[];
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -15029,13 +15031,14 @@ export interface paths {
                                 firstName: string;
                                 /** @description Masked: only the last four characters are shown */
                                 identifier: string;
-                                idType: string;
+                                /** @enum {string} */
+                                idType: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                                 lastName: string;
                                 middleName?: string;
                                 nationality: string;
                                 phoneNumber?: string;
                             };
-                            roles: string[];
+                            roles: ("UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER")[];
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -15319,13 +15322,14 @@ export interface paths {
                                 firstName: string;
                                 /** @description Masked: only the last four characters are shown */
                                 identifier: string;
-                                idType: string;
+                                /** @enum {string} */
+                                idType: "SSN" | "ITIN" | "EIN" | "NON_US_TAX_ID";
                                 lastName: string;
                                 middleName?: string;
                                 nationality: string;
                                 phoneNumber?: string;
                             };
-                            roles: string[];
+                            roles: ("UBO" | "DIRECTOR" | "COMPANY_OFFICER" | "CONTROL_PERSON" | "TRUSTEE" | "GENERAL_PARTNER")[];
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -42027,6 +42031,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description TOTP: a code of the authenticator app */
                         code?: string;
                         /** @description PASSKEY: the PublicKeyCredential the device produced (JSON form) */
                         credential?: {
@@ -49154,7 +49159,7 @@ export interface paths {
                                 createdAt: string;
                                 customerId: string;
                                 errors: {
-                                    acceptedDocumentTypes?: string[];
+                                    acceptedDocumentTypes?: ("PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER")[];
                                     field?: string;
                                     reason: string;
                                     resourceId: string;
@@ -49360,7 +49365,7 @@ export interface paths {
                             createdAt: string;
                             customerId: string;
                             errors: {
-                                acceptedDocumentTypes?: string[];
+                                acceptedDocumentTypes?: ("PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER")[];
                                 field?: string;
                                 reason: string;
                                 resourceId: string;
@@ -49722,7 +49727,7 @@ export interface paths {
                             createdAt: string;
                             customerId: string;
                             errors: {
-                                acceptedDocumentTypes?: string[];
+                                acceptedDocumentTypes?: ("PASSPORT" | "DRIVERS_LICENSE" | "NATIONAL_ID" | "PROOF_OF_ADDRESS" | "BANK_STATEMENT" | "TAX_RETURN" | "CERTIFICATE_OF_INCORPORATION" | "ARTICLES_OF_INCORPORATION" | "ARTICLES_OF_ASSOCIATION" | "STATE_REGISTRY_EXCERPT" | "GOOD_STANDING_CERTIFICATE" | "INFORMATION_STATEMENT" | "INCUMBENCY_CERTIFICATE" | "BUSINESS_LICENSE" | "SHAREHOLDER_REGISTER" | "POWER_OF_ATTORNEY" | "UTILITY_BILL" | "ELECTRICITY_BILL" | "RENT_OR_LEASE_AGREEMENT" | "DIRECTOR_REGISTRY" | "TRUST_AGREEMENT" | "STATE_COMPANY_REGISTRY" | "PARTNERSHIP_CONTROL_AGREEMENT" | "PARTNERSHIP_AGREEMENT" | "SELFIE" | "OTHER")[];
                                 field?: string;
                                 reason: string;
                                 resourceId: string;

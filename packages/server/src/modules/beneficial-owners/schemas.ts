@@ -54,7 +54,7 @@ export const BeneficialOwnerUpdateRequest = Type.Object(
 export const BeneficialOwner = Type.Object({
   id: Type.String(),
   customerId: Type.String(),
-  roles: Type.Array(Type.String()),
+  roles: Type.Array(Type.String({ enum: [...BENEFICIAL_OWNER_ROLES] })),
   ownershipPercentage: Type.Integer(),
   personalInfo: Type.Object({
     firstName: Type.String(),
@@ -72,7 +72,7 @@ export const BeneficialOwner = Type.Object({
       postalCode: Type.String(),
       country: Type.String(),
     }),
-    idType: Type.String(),
+    idType: Type.String({ enum: [...IDENTIFICATION_TYPES] }),
     identifier: Type.String({ description: 'Masked: only the last four characters are shown' }),
     countryOfIssuance: Type.Optional(Type.String()),
   }),

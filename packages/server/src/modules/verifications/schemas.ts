@@ -1,3 +1,4 @@
+import { DOCUMENT_TYPES } from '../documents/schemas.js';
 import { Type } from 'typebox';
 import { Id, ListQuery, listOf, Timestamp } from '../../http/schema-kit.js';
 
@@ -25,7 +26,7 @@ export const VerificationError = Type.Object({
   resourceId: Type.String(),
   type: Type.String({ enum: [...VERIFICATION_ERROR_TYPES] }),
   field: Type.Optional(Type.String()),
-  acceptedDocumentTypes: Type.Optional(Type.Array(Type.String())),
+  acceptedDocumentTypes: Type.Optional(Type.Array(Type.String({ enum: [...DOCUMENT_TYPES] }))),
   reason: Type.String(),
 });
 
