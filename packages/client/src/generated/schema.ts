@@ -5541,7 +5541,10 @@ export interface paths {
                             beneficiary?: {
                                 address?: {
                                     city?: string;
-                                    /** Format: country-code */
+                                    /**
+                                     * Format: country-code
+                                     * @description ISO 3166-1 alpha-2 code
+                                     */
                                     country: string;
                                     line1: string;
                                     line2?: string;
@@ -22377,7 +22380,10 @@ export interface paths {
                             beneficiary?: {
                                 address?: {
                                     city?: string;
-                                    /** Format: country-code */
+                                    /**
+                                     * Format: country-code
+                                     * @description ISO 3166-1 alpha-2 code
+                                     */
                                     country: string;
                                     line1: string;
                                     line2?: string;
@@ -29250,7 +29256,10 @@ export interface paths {
                             beneficiary?: {
                                 address?: {
                                     city?: string;
-                                    /** Format: country-code */
+                                    /**
+                                     * Format: country-code
+                                     * @description ISO 3166-1 alpha-2 code
+                                     */
                                     country: string;
                                     line1: string;
                                     line2?: string;

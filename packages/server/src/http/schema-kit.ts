@@ -72,3 +72,16 @@ export const WalletSignatureHeaders = Type.Object({
   'service-wallet-signature': Type.Optional(Type.String({ maxLength: 4096 })),
   'request-id': Type.Optional(Type.String({ maxLength: 100 })),
 });
+
+/** A postal address as requests send it (customers, beneficial owners, account beneficiaries). */
+export const PostalAddress = Type.Object(
+  {
+    line1: Type.String({ minLength: 1, maxLength: 200 }),
+    line2: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    city: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    state: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    postalCode: Type.String({ minLength: 1, maxLength: 20 }),
+    country: Type.String({ format: 'country-code', description: 'ISO 3166-1 alpha-2 code' }),
+  },
+  { additionalProperties: false },
+);

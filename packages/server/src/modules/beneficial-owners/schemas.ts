@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Id, ListQuery, listOf, Timestamp } from '../../http/schema-kit.js';
+import { Id, ListQuery, listOf, Timestamp, PostalAddress } from '../../http/schema-kit.js';
 
 export const BENEFICIAL_OWNER_ROLES = ['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'] as const;
 export const IDENTIFICATION_TYPES = ['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'] as const;
@@ -8,17 +8,7 @@ const KYC_STATUSES = ['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED', 'HOLD'];
 const CountryCode = Type.String({ format: 'country-code', description: 'ISO 3166-1 alpha-2 code' });
 const Text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
 
-export const Address = Type.Object(
-  {
-    line1: Text(200),
-    line2: Type.Optional(Text(200)),
-    city: Type.Optional(Text(100)),
-    state: Type.Optional(Text(100)),
-    postalCode: Type.String({ minLength: 1, maxLength: 20 }),
-    country: CountryCode,
-  },
-  { additionalProperties: false },
-);
+export const Address = PostalAddress;
 
 const Roles = Type.Array(Type.String({ enum: [...BENEFICIAL_OWNER_ROLES] }), { minItems: 1, maxItems: BENEFICIAL_OWNER_ROLES.length, uniqueItems: true });
 const Percentage = Type.Integer({ minimum: 0, maximum: 100 });

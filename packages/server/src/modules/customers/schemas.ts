@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { Id, ListQuery, listOf, Timestamp } from '../../http/schema-kit.js';
+import { Id, ListQuery, listOf, Timestamp, PostalAddress } from '../../http/schema-kit.js';
 
 export const CUSTOMER_TYPES = ['INDIVIDUAL', 'BUSINESS'] as const;
 export const KYC_STATUSES = ['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED', 'HOLD'] as const;
@@ -21,17 +21,7 @@ const BUSINESS_TYPES = ['AGRICULTURE_FORESTRY_FISHING_AND_HUNTING', 'MINING_QUAR
 const FUNDS_CATEGORIES = ['OPERATING_REVENUE', 'INVESTMENT_INCOME', 'LOANS', 'VENTURE_CAPITAL', 'PERSONAL_SAVINGS', 'DONATIONS', 'OTHER'];
 const TAX_ID_TYPES = ['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'];
 
-export const Address = Type.Object(
-  {
-    line1: Text(200),
-    line2: Type.Optional(Text(200)),
-    city: Type.Optional(Text(100)),
-    state: Type.Optional(Text(100)),
-    postalCode: Type.String({ minLength: 1, maxLength: 20 }),
-    country: CountryCode,
-  },
-  { additionalProperties: false },
-);
+export const Address = PostalAddress;
 
 const businessInfoProperties = {
   legalName: Text(200),

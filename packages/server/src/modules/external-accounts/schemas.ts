@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { Id, ListQuery, listOf } from '../../http/schema-kit.js';
+import { Id, ListQuery, listOf, PostalAddress } from '../../http/schema-kit.js';
 import { ACCOUNT_TYPE_NAMES, ACCOUNT_TYPE_RULES, INR_RAILS, PIX_KEY_TYPE_NAMES, namesOf, requiredFields } from './account-types.js';
 
 const WALLET_TYPES = Object.entries(ACCOUNT_TYPE_RULES)
@@ -15,17 +15,7 @@ export const OwnershipType = Type.String({ enum: ['FIRST_PARTY', 'THIRD_PARTY'] 
 const CountryCode = Type.String({ format: 'country-code' });
 const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 
-export const BeneficiaryAddress = Type.Object(
-  {
-    line1: Text(200),
-    line2: Type.Optional(Text(200)),
-    city: Type.Optional(Text(100)),
-    state: Type.Optional(Text(100)),
-    postalCode: Type.String({ minLength: 1, maxLength: 20 }),
-    country: CountryCode,
-  },
-  { additionalProperties: false },
-);
+export const BeneficiaryAddress = PostalAddress;
 
 export const Beneficiary = Type.Object(
   {
