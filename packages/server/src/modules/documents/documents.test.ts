@@ -288,3 +288,49 @@ describe('a 10 MB upload over real HTTP', () => {
     }
   });
 });
+
+describe('an upload refused before its body has arrived, over real HTTP', () => {
+  it('answers the client while it is still sending, asks to close the connection, and stores nothing', async () => {
+    const served = await createTestApp({}, { listen: true });
+    try {
+      const holder = await served.api<{ id: string }>(served.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Early Refusal' });
+      const head = Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="documentHolder"\r\n\r\n${holder.body.id}\r\n` +
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="photo.gif"\r\nContent-Type: image/gif\r\n\r\n`,
+      );
+      const answer = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        let answered = false;
+        const req = httpRequest(`${served.baseUrl}${API_PREFIX}/documents`, { method: 'POST', headers: { authorization: served.platform.authorization, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => {
+            answered = true;
+            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body });
+          });
+        });
+        // Writing after the server closed the connection fails; the answer is what counts.
+        req.on('error', (error) => {
+          if (!answered) reject(error);
+        });
+        req.write(head);
+        req.write(GIF);
+        const piece = Buffer.alloc(64 * 1024, 0x41);
+        let sent = 0;
+        const pump = () => {
+          while (sent < 5 * 1024 * 1024 && !answered && !req.destroyed) {
+            sent += piece.length;
+            if (!req.write(piece)) return void req.once('drain', pump);
+          }
+          if (!answered && !req.destroyed) req.end(Buffer.from(`\r\n--${BOUNDARY}--\r\n`));
+        };
+        pump();
+      });
+      expect(answer.status, answer.body).toBe(400);
+      expect((JSON.parse(answer.body) as { details: { reason: string } }).details.reason).toBe('UNSUPPORTED_FILE_TYPE');
+      expect(answer.connection).toBe('close');
+      expect(await served.container.documents.storedCounts(served.database.db, served.platform.id)).toEqual({ documents: 0, contentRows: 0 });
+    } finally {
+      await served.close();
+    }
+  });
+});

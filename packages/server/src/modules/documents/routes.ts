@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { DomainError } from '../../core/errors.js';
 import type { Routes } from '../../http/routes.js';
 import { documentHolderNotFound, documentNotFound, documentSubmitted, UPLOAD_ERRORS } from './errors.js';
 import { Document, DocumentListQuery, DocumentListResponse, DocumentParams, DocumentReplaceBody, DocumentUploadBody } from './schemas.js';
@@ -6,6 +8,22 @@ import type { DocumentService } from './service.js';
 import { uploadParts } from './upload.js';
 
 const tags = ['Documents'];
+
+/**
+ * An upload refused before its body fully arrived (a wrong type seen in the first bytes, a file past
+ * the limit): the answer asks to close the connection, so the client stops sending and the socket
+ * is not left half-read.
+ */
+async function closingOnEarlyRefusal<T>(request: FastifyRequest, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof DomainError && !request.raw.complete && request.isMultipart()) {
+      throw new DomainError(error.status, error.code, error.message, error.details, { ...error.headers, Connection: 'close' });
+    }
+    throw error;
+  }
+}
 
 export function documentRoutes(r: Routes, { documents }: { documents: DocumentService }): void {
   r.post(
@@ -22,7 +40,7 @@ export function documentRoutes(r: Routes, { documents }: { documents: DocumentSe
       multipart: true,
       errors: [documentHolderNotFound, ...UPLOAD_ERRORS],
     },
-    (uow, req) => documents.upload(uow, uploadParts(req, documents.maxBytes)),
+    (uow, req) => closingOnEarlyRefusal(req, documents.upload(uow, uploadParts(req, documents.maxBytes))),
   );
 
   r.get('/documents', { schema: { tags, summary: 'List documents', querystring: DocumentListQuery, response: { 200: DocumentListResponse } } }, (scope, req) => documents.list(scope, req.query));
@@ -38,7 +56,7 @@ export function documentRoutes(r: Routes, { documents }: { documents: DocumentSe
       multipart: true,
       errors: [documentNotFound, ...UPLOAD_ERRORS],
     },
-    (uow, req) => documents.replace(uow, req.params.documentId, uploadParts(req, documents.maxBytes)),
+    (uow, req) => closingOnEarlyRefusal(req, documents.replace(uow, req.params.documentId, uploadParts(req, documents.maxBytes))),
   );
 
   r.delete(

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Multipart } from '@fastify/multipart';
 import { DomainError, invalidInput } from '../../core/errors.js';
 import { fileTooLarge, malformedUpload } from './errors.js';
 
@@ -58,6 +59,28 @@ export async function* uploadParts(request: FastifyRequest, maxBytes: number): A
     return;
   }
   const parts = request.parts({ limits: { fileSize: maxBytes + 1, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, parts: MAX_FIELDS + 1 } });
+  try {
+    yield* multipartParts(parts, maxBytes);
+  } finally {
+    // Refused before the whole body arrived (a wrong type seen in the first bytes): read and drop
+    // the rest, so the client, still sending, gets the answer and the connection can serve again.
+    // A client that keeps sending far past the limit is cut off.
+    if (!request.raw.complete) discardRest(request, maxBytes);
+  }
+}
+
+function discardRest(request: FastifyRequest, maxBytes: number): void {
+  const raw = request.raw;
+  raw.unpipe();
+  let discarded = 0;
+  raw.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > 2 * maxBytes) raw.destroy();
+  });
+  raw.resume();
+}
+
+async function* multipartParts(parts: AsyncIterable<Multipart>, maxBytes: number): AsyncGenerator<UploadPart> {
   for await (const part of guarded(parts, maxBytes)) {
     if (part.type === 'file') {
       yield { kind: 'file', name: part.fieldname, fileName: part.filename, declaredType: part.mimetype || undefined, content: guarded(part.file, maxBytes) };
