@@ -1,7 +1,7 @@
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
-import { SoftPasskey } from './fixtures.js';
+import { SoftPasskey } from '../wallets/soft-passkey.js';
 
 /** Issue 23, strong customer authentication: factors, login sessions, security events (sandbox: every code is also 123456). */
 let t: TestApp;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, errorOf, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { paymentFixtures } from '../../../../../test/payments-fixtures.js';
 import type { Quote, Transaction } from '../../../../../test/wire-types.js';
-import { SoftPasskey } from './fixtures.js';
+import { SoftPasskey } from '../wallets/soft-passkey.js';
 
 /**
  * Issue 23: an SCA customer's executed quote moves no money until authorized. It waits in

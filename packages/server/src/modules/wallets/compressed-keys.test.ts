@@ -1,14 +1,14 @@
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateP256KeyPair } from '@turnkey/crypto';
 import { createTestApp, errorOf, type ApiResponse, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { httpApi } from '../../../../../test/payments-fixtures.js';
 import type { SignedRequestChallenge } from '../../../../../test/wire-types.js';
 import { openSessionKey, otpLogin, signedRetry, stamp, type Caller, type SessionKey } from './client-flows.js';
+import { SoftPasskey } from './soft-passkey.js';
 
 /**
  * Compressed client keys (today's reference): a compressed `clientPublicKey` on the credential
@@ -187,59 +187,6 @@ describe('OAUTH verify', () => {
   });
 });
 
-/** A WebAuthn authenticator in software (none attestation, ES256), for the passkey ceremonies. */
-class SoftPasskey {
-  readonly credentialId = randomBytes(16).toString('base64url');
-  private readonly key: KeyObject;
-  private readonly jwk: { x: string; y: string };
-  private counter = 0;
-
-  constructor() {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    this.key = privateKey;
-    const jwk = publicKey.export({ format: 'jwk' });
-    this.jwk = { x: jwk.x!, y: jwk.y! };
-  }
-
-  private authData(flags: number, attested?: Buffer): Buffer {
-    const counter = Buffer.alloc(4);
-    counter.writeUInt32BE(this.counter);
-    return Buffer.concat([createHash('sha256').update(RP_ID).digest(), Buffer.from([flags]), counter, ...(attested ? [attested] : [])]);
-  }
-
-  /** navigator.credentials.create with the platform's challenge (base64url). */
-  attest(challenge: string) {
-    const cose = new Map<number, number | Uint8Array>([
-      [1, 2],
-      [3, -7],
-      [-1, 1],
-      [-2, new Uint8Array(Buffer.from(this.jwk.x, 'base64url'))],
-      [-3, new Uint8Array(Buffer.from(this.jwk.y, 'base64url'))],
-    ]);
-    const id = Buffer.from(this.credentialId, 'base64url');
-    const length = Buffer.alloc(2);
-    length.writeUInt16BE(id.length);
-    const attested = Buffer.concat([Buffer.alloc(16), length, id, Buffer.from(isoCBOR.encode(cose))]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(this.authData(0x45, attested))]]) as never);
-    const clientData = { type: 'webauthn.create', challenge, origin: ORIGIN, crossOrigin: false };
-    return {
-      credentialId: this.credentialId,
-      clientDataJson: Buffer.from(JSON.stringify(clientData)).toString('base64url'),
-      attestationObject: Buffer.from(attestationObject).toString('base64url'),
-      transports: ['internal'],
-    };
-  }
-
-  /** navigator.credentials.get over the challenge's UTF-8 bytes (as @turnkey/webauthn-stamper does). */
-  assert(challengeHex: string) {
-    this.counter++;
-    const authenticatorData = this.authData(0x05);
-    const clientDataJson = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: Buffer.from(challengeHex, 'utf8').toString('base64url'), origin: ORIGIN, crossOrigin: false }));
-    const signature = sign('sha256', Buffer.concat([authenticatorData, createHash('sha256').update(clientDataJson).digest()]), this.key);
-    return { credentialId: this.credentialId, clientDataJson: clientDataJson.toString('base64url'), authenticatorData: authenticatorData.toString('base64url'), signature: signature.toString('base64url') };
-  }
-}
-
 describe('PASSKEY challenge and verify', () => {
   async function passkeyLogin(credentialId: string, passkey: SoftPasskey, clientPublicKey: string): Promise<ApiResponse<AuthSession>> {
     // Challenges are re-issued at most every 30 seconds.
@@ -252,7 +199,7 @@ describe('PASSKEY challenge and verify', () => {
 
   it('a compressed key on the challenge makes it the session key (nothing sealed); an uncompressed one keeps the sealed key', async () => {
     const { walletId } = await wallet(false);
-    const passkey = new SoftPasskey();
+    const passkey = new SoftPasskey(RP_ID, ORIGIN);
     const registered = await api<{ id: string; type: string }>('POST', '/auth/credentials', {
       type: 'PASSKEY',
       accountId: walletId,
