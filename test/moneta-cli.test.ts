@@ -72,6 +72,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 
 interface Customer {
   id: string;
+  createdAt: string;
   kycStatus?: string;
   platformCustomerId: string;
 }
@@ -212,7 +213,7 @@ describe('moneta CLI against a real server', () => {
 
     const receiver = await startReceiver();
     bed.cleanups.push(receiver.close);
-    const listener = start(['listen', '--forward-to', receiver.url, '--max-events', '3', '--timeout', '90', '--interval', '100']);
+    const listener = start(['listen', '--forward-to', receiver.url, '--max-events', '3', '--timeout', '90']);
     await until(() => listener.output().stderr.includes('Ready.') || listener.output().code !== null, 'the listener to start');
     const pem = /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----\n/.exec(listener.output().stderr)?.[0];
     expect(pem).toBeDefined();
@@ -298,6 +299,45 @@ describe('moneta CLI against a real server', () => {
   });
 });
 
+describe('moneta listen --events', () => {
+  // The first describe ends logged out: these pass credentials in the environment.
+  const env = () => cliEnv({ MONETA_BASE_URL: base, MONETA_TOKEN_ID: CREDENTIALS.clientId, MONETA_CLIENT_SECRET: CREDENTIALS.secret });
+  const customer = async (fullName: string) => (await call<Customer>('POST', '/customers', { customerType: 'INDIVIDUAL', fullName, currencies: ['USD'] })).body;
+
+  it('forwards only the types asked for (case-insensitive), and --created-after replays what came before it started', async () => {
+    const held = await customer('Filter Person 003');
+    const since = held.createdAt;
+    const person = await customer('Filter Person');
+    const account = await usdAccount(person.id);
+    await call('POST', `/sandbox/customers/${held.id}/kyc-decision`, { status: 'HOLD' }); // before the listener: replayed
+
+    const receiver = await startReceiver();
+    bed.cleanups.push(receiver.close);
+    const listener = start(['listen', '--forward-to', receiver.url, '--events', 'customer.kyc_hold,INCOMING_PAYMENT.COMPLETED', '--created-after', since, '--max-events', '3', '--timeout', '90'], { env: env() });
+    await until(() => listener.output().stderr.includes('Ready.') || listener.output().code !== null, 'the listener to start');
+    expect(listener.output().stderr).toContain('only CUSTOMER.KYC_HOLD, INCOMING_PAYMENT.COMPLETED');
+    await call('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 321 }); // INCOMING_PAYMENT.COMPLETED (and BALANCE_UPDATED, filtered out)
+    const later = await customer('Filter Person 003 later');
+    await call('POST', `/sandbox/customers/${later.id}/kyc-decision`, { status: 'HOLD' });
+    const run = await listener.done;
+    expect(run.code).toBe(0);
+    const types = receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type);
+    expect(types).toEqual(['CUSTOMER.KYC_HOLD', 'INCOMING_PAYMENT.COMPLETED', 'CUSTOMER.KYC_HOLD']);
+    const data = receiver.received.map((r) => (JSON.parse(r.body) as { data: { id?: string } }).data);
+    expect(data[0]!.id).toBe(held.id);
+    expect(data[2]!.id).toBe(later.id);
+  });
+
+  it('refuses an --events value that is not an event type, and one the server does not send', async () => {
+    const bad = await moneta(['listen', '--events', 'payments/completed', '--timeout', '5'], { env: env() });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not an event type');
+    const unknown = await moneta(['listen', '--events', 'NO_SUCH.EVENT', '--timeout', '20'], { env: env() });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('INVALID_INPUT');
+  });
+});
+
 describe('moneta listen across a server restart', () => {
   // Two server starts and a CLI process: on a loaded 2-core machine that can pass a minute.
   it('reconnects with backoff when the server goes away and resumes without losing or repeating events', { timeout: 180_000 }, async () => {
@@ -326,7 +366,7 @@ describe('moneta listen across a server restart', () => {
       const receiver = await startReceiver();
       restartBed.cleanups.push(receiver.close);
       const env2 = cliEnv({ MONETA_BASE_URL: url, MONETA_TOKEN_ID: CREDENTIALS.clientId, MONETA_CLIENT_SECRET: CREDENTIALS.secret }, dir);
-      const listener = start(['listen', '--forward-to', receiver.url, '--max-events', '3', '--timeout', '120', '--interval', '100'], { env: env2, timeoutMs: 150_000 });
+      const listener = start(['listen', '--forward-to', receiver.url, '--max-events', '3', '--timeout', '120'], { env: env2, timeoutMs: 150_000 });
       await until(() => listener.output().stderr.includes('Ready.') || listener.output().code !== null, 'the listener to start');
 
       await api('POST', `/sandbox/internal-accounts/${accounts.data[0]!.id}/fund`, { amount: 500 }); // two events

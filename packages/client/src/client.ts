@@ -73,7 +73,7 @@ export function apiBaseUrl(baseUrl: string): string {
 
 const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 
-function authorization(options: MonetaClientOptions): string | undefined {
+export function authorization(options: Pick<MonetaClientOptions, 'accessToken' | 'tokenId' | 'clientSecret'>): string | undefined {
   if (options.accessToken) return `Bearer ${options.accessToken}`;
   if (options.tokenId && options.clientSecret) return `Basic ${btoa(`${options.tokenId}:${options.clientSecret}`)}`;
   return undefined;

@@ -14,3 +14,4 @@ export {
   type WebhookHeaders,
   type WebhookVerificationErrorCode,
 } from './webhooks.js';
+export { streamEvents, type EventType, type StreamedEvent, type StreamEventsOptions } from './event-stream.js';

@@ -1,41 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { parseWebhookEvent } from '../webhooks.js';
 import { forwardHeaders, loadListenKey } from './listen-key.js';
-import { envelope, EventTracker, type ListedEvent } from './listen.js';
+import { parseEventTypes } from './listen.js';
+import { UsageError } from './errors.js';
 import { importKey, parseImport, splitCsvLine } from './importer.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-const event = (id: string, s: number): ListedEvent => ({ id: `Webhook:${id}`, type: 'T', timestamp: at(s), data: {} });
-
-describe('listen: which events are new', () => {
-  it('skips what was there at start, forwards the rest oldest first, never twice', () => {
-    const tracker = new EventTracker(60_000);
-    for (const e of [event('b', 10), event('a', 5)]) tracker.mark(e);
-    const page = [event('d', 30), event('c', 20), event('b', 10), event('a', 5)];
-    expect(tracker.fresh(page).map((e) => e.id)).toEqual(['Webhook:c', 'Webhook:d']);
-    for (const e of tracker.fresh(page)) tracker.mark(e);
-    expect(tracker.fresh(page)).toEqual([]);
-  });
-
-  it('catches a late commit older than the newest seen, within the lookback, and ignores older ones', () => {
-    const tracker = new EventTracker(60_000);
-    tracker.mark(event('new', 100));
-    expect(tracker.fresh([event('new', 100), event('late', 90), event('ancient', 10)]).map((e) => e.id)).toEqual(['Webhook:late']);
-  });
-
-  it('with nothing seen yet, everything is new', () => {
-    expect(new EventTracker().fresh([event('x', 1), event('x', 1)])).toHaveLength(1);
-  });
-
-  it('prunes ids too old to come back', () => {
-    const tracker = new EventTracker(1000);
-    tracker.mark(event('old', 0));
-    tracker.mark(event('new', 100));
-    tracker.prune();
-    expect(tracker.size).toBe(1);
+describe('listen: options', () => {
+  it('reads --events case-insensitively, comma-separated, each once; refuses what is not an event type', () => {
+    expect(parseEventTypes('card_transaction.authorized, OUTGOING_PAYMENT.COMPLETED,card_transaction.authorized')).toEqual(['CARD_TRANSACTION.AUTHORIZED', 'OUTGOING_PAYMENT.COMPLETED']);
+    expect(parseEventTypes(undefined)).toEqual([]);
+    expect(() => parseEventTypes('payments/completed')).toThrow(UsageError);
+    expect(() => parseEventTypes(' , ')).toThrow(/at least one/);
   });
 
   it('forwards in the server delivery format, verifiable with the printed public key', () => {
@@ -43,7 +21,7 @@ describe('listen: which events are new', () => {
     try {
       const key = loadListenKey({ HOME: dir });
       const e = { id: 'Webhook:1', type: 'TEST', timestamp: new Date().toISOString(), data: { a: 1 } };
-      const body = envelope(e);
+      const body = JSON.stringify(e);
       const headers = forwardHeaders(body, e.id, key);
       expect(Object.keys(headers).sort()).toEqual(['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'x-service-signature', 'x-service-signature-key-id']);
       expect(parseWebhookEvent({ rawBody: body, headers, publicKeyPem: key.publicKeyPem })).toEqual(e);

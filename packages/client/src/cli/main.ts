@@ -74,12 +74,13 @@ export function buildProgram(): Command {
 
   program
     .command('listen')
-    .description('Forward new events to a local URL (like stripe listen), signed with the CLI\'s own key')
+    .description('Forward events to a local URL as they happen (like stripe listen), signed with the CLI\'s own key; pushed by the server, resumed after a disconnect')
     .option('--forward-to <url>', 'POST each event here (without it, events are printed)')
+    .option('--events <types>', 'only these event types, comma-separated (e.g. OUTGOING_PAYMENT.COMPLETED,CARD_TRANSACTION.AUTHORIZED)')
+    .option('--created-after <time>', 'first replay the events created since this time (ISO 8601), then follow new ones')
     .option('--print-public-key', 'print the public key forwarded events are signed with, and exit')
     .option('--max-events <n>', 'stop after this many events')
     .option('--timeout <seconds>', 'stop after this long')
-    .option('--interval <ms>', 'how often to poll (default 1000)')
     .action(async (_options, command: Command) => listen(command));
 
   program

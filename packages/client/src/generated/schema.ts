@@ -49953,15 +49953,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the events sent (or to be sent) to this platform, with their delivery state */
+        /**
+         * List the events sent (or to be sent) to this platform, with their delivery state; or follow them as a server-sent event stream
+         * @description With `Accept: text/event-stream` the answer is a stream instead of a page: each event as it commits, oldest first, in the exact envelope delivered to webhooks (`event:` its type, `data:` the signed JSON body, `id:` a position). A client that reconnects with `Last-Event-ID` resumes right after that event, missing none and repeating none; `createdAfter` replays from that time; otherwise the stream starts with what commits from now on. `type`, `createdAfter` and `createdBefore` filter the stream as they filter the list.
+         */
         get: {
             parameters: {
                 query?: {
+                    /** @description Only events created at or after this time */
+                    createdAfter?: string;
+                    /** @description Only events created at or before this time */
+                    createdBefore?: string;
                     cursor?: string;
                     deliveryStatus?: "PENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
                     limit?: number;
                     sortOrder?: "asc" | "desc";
-                    type?: "AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "EXTERNAL_ACCOUNT.STATUS_UPDATED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.PENDING" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PENDING" | "OUTGOING_PAYMENT.PENDING_AUTHORIZATION" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST" | "VERIFICATION.APPROVED" | "VERIFICATION.IN_PROGRESS" | "VERIFICATION.PENDING_MANUAL_REVIEW" | "VERIFICATION.REJECTED" | "VERIFICATION.RESOLVE_ERRORS";
+                    /** @description Only events of these types; repeat the parameter for several */
+                    type?: ("AGENT.REVOKED" | "AGENT_ACTION.PENDING_APPROVAL" | "AUTH_METHOD.LOCKED" | "AUTH_METHOD.UNLOCKED" | "CARD.FUNDING_SOURCE_CHANGE" | "CARD.STATE_CHANGE" | "CARD_TRANSACTION.AUTHORIZED" | "CARD_TRANSACTION.EXCEPTION" | "CARD_TRANSACTION.PARTIALLY_SETTLED" | "CARD_TRANSACTION.REFUNDED" | "CARD_TRANSACTION.SETTLED" | "CUSTOMER.KYB_APPROVED" | "CUSTOMER.KYB_HOLD" | "CUSTOMER.KYB_PENDING" | "CUSTOMER.KYB_REJECTED" | "CUSTOMER.KYC_APPROVED" | "CUSTOMER.KYC_HOLD" | "CUSTOMER.KYC_PENDING" | "CUSTOMER.KYC_REJECTED" | "DELEGATED_KEY.REVOKED" | "EXTERNAL_ACCOUNT.STATUS_UPDATED" | "INCOMING_PAYMENT.COMPLETED" | "INCOMING_PAYMENT.FAILED" | "INCOMING_PAYMENT.PENDING" | "INCOMING_PAYMENT.REFUND_COMPLETED" | "INTERNAL_ACCOUNT.BALANCE_UPDATED" | "INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED" | "OUTGOING_PAYMENT.COMPLETED" | "OUTGOING_PAYMENT.EXPIRED" | "OUTGOING_PAYMENT.FAILED" | "OUTGOING_PAYMENT.PENDING" | "OUTGOING_PAYMENT.PENDING_AUTHORIZATION" | "OUTGOING_PAYMENT.PROCESSING" | "OUTGOING_PAYMENT.REFUND_COMPLETED" | "OUTGOING_PAYMENT.REFUND_FAILED" | "TEST" | "VERIFICATION.APPROVED" | "VERIFICATION.IN_PROGRESS" | "VERIFICATION.PENDING_MANUAL_REVIEW" | "VERIFICATION.REJECTED" | "VERIFICATION.RESOLVE_ERRORS")[];
                 };
                 header?: never;
                 path?: never;

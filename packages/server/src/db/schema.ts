@@ -51,6 +51,8 @@ export interface EventsTable {
   lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   delivered_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
+  /** The writing transaction's id (xid8, as text), set by the database: the event stream's order. */
+  txid: ColumnType<string, never, never>;
 }
 
 export interface WebhookAttemptsTable {

@@ -8,6 +8,7 @@ import type { Permission } from '../core/auth.js';
 import { errorResponses } from './error-responses.js';
 import { requestScope, type ChangeRunner } from './idempotency.js';
 import { SignedRequestChallenge, WalletSignatureHeaders } from './schema-kit.js';
+import { runEventStream, wantsEventStream, type EventSink } from './event-stream.js';
 import type { ApiApp } from './types.js';
 
 /** A request as a route handler sees it: params, query, body and headers typed from the route's schema. */
@@ -39,6 +40,12 @@ export interface RouteSpec<S extends FastifySchema> {
 export type ReadHandler<S extends FastifySchema> = (scope: Scope, request: ApiRequest<S>) => unknown;
 export type ChangeHandler<S extends FastifySchema> = (uow: UnitOfWork, request: ApiRequest<S>) => Promise<unknown>;
 export type OutsideHandler<S extends FastifySchema> = (scope: Scope, request: ApiRequest<S>) => Promise<unknown>;
+/**
+ * Opens a server-sent event stream: first checks what it was asked (throwing answers an error as
+ * any route does), then returns the writer, which runs until `sink.signal` aborts (the client left
+ * or the server closes).
+ */
+export type StreamHandler<S extends FastifySchema> = (scope: Scope, request: ApiRequest<S>) => Promise<(sink: EventSink) => Promise<void>>;
 
 /**
  * How a module declares its routes. Reads get the caller's scope; changes get a unit of work and
@@ -47,6 +54,11 @@ export type OutsideHandler<S extends FastifySchema> = (scope: Scope, request: Ap
  */
 export interface Routes {
   get<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ReadHandler<S>): void;
+  /**
+   * A GET that answers JSON as `get` does, or, asked with `Accept: text/event-stream`, a server-sent
+   * event stream (same credentials, permission and query validation). Say so in the route's description.
+   */
+  getOrStream<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ReadHandler<S>, stream: StreamHandler<S>): void;
   post<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
   patch<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
   delete<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ChangeHandler<S>): void;
@@ -88,7 +100,11 @@ function fullSchema(spec: RouteSpec<FastifySchema>, errors: readonly ErrorSpec[]
 }
 
 export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; changes: ChangeRunner }): Routes {
-  function read<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ReadHandler<S>): void {
+  // Open event streams end when the server starts closing, so they do not hold the drain open.
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
+
+  function read<S extends FastifySchema>(url: string, spec: RouteSpec<S>, handler: ReadHandler<S>, stream?: StreamHandler<S>): void {
     const errors = allErrors('GET', spec);
     const config: RouteConfig = { ...(spec.permission ? { permission: spec.permission } : {}), ...(spec.agent ? { agent: true } : {}), errors };
     app.route({
@@ -96,7 +112,13 @@ export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; ch
       url,
       schema: fullSchema(spec, errors),
       config,
-      handler: async (request: FastifyRequest) => handler(await requestScope(request, clock), request as ApiRequest<S>),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const scope = await requestScope(request, clock);
+        if (stream === undefined || !wantsEventStream(request)) return handler(scope, request as ApiRequest<S>);
+        const write = await stream(scope, request as ApiRequest<S>);
+        await runEventStream(request, reply, closing.signal, write);
+        return reply;
+      },
     });
   }
 
@@ -130,7 +152,8 @@ export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; ch
   }
 
   return {
-    get: read,
+    get: (url, spec, handler) => read(url, spec, handler),
+    getOrStream: read,
     post: (url, spec, handler) => change('POST', url, spec, handler, true),
     patch: (url, spec, handler) => change('PATCH', url, spec, handler, true),
     delete: (url, spec, handler) => change('DELETE', url, spec, handler, true),

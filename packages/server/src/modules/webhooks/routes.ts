@@ -1,4 +1,5 @@
 import type { Routes } from '../../http/routes.js';
+import { lastEventId } from '../../http/event-stream.js';
 import type { WebhookDeliverer } from '../../events/delivery.js';
 import { webhookDeliveryError, webhookEndpointNotSet } from '../../events/delivery.js';
 import type { ModuleDefinition } from '../../contract/module.js';
@@ -9,10 +10,21 @@ const tags = ['Webhooks'];
 
 export function webhookRoutes(r: Routes, { webhookEvents, modules }: { webhookEvents: WebhookService; modules: readonly ModuleDefinition[] }): void {
   const WebhookEventListQuery = webhookEventListQuery(modules.flatMap((m) => m.events ?? []));
-  r.get(
+  r.getOrStream(
     '/webhooks/events',
-    { schema: { tags, summary: 'List the events sent (or to be sent) to this platform, with their delivery state', querystring: WebhookEventListQuery, response: { 200: WebhookEventList } } },
+    {
+      schema: {
+        tags,
+        summary: 'List the events sent (or to be sent) to this platform, with their delivery state; or follow them as a server-sent event stream',
+        description:
+          'With `Accept: text/event-stream` the answer is a stream instead of a page: each event as it commits, oldest first, in the exact envelope delivered to webhooks (`event:` its type, `data:` the signed JSON body, `id:` a position). ' +
+          'A client that reconnects with `Last-Event-ID` resumes right after that event, missing none and repeating none; `createdAfter` replays from that time; otherwise the stream starts with what commits from now on. `type`, `createdAfter` and `createdBefore` filter the stream as they filter the list.',
+        querystring: WebhookEventListQuery,
+        response: { 200: WebhookEventList },
+      },
+    },
     (scope, req) => webhookEvents.list(scope, req.query),
+    (scope, req) => webhookEvents.openStream(scope, req.query, lastEventId(req)),
   );
   r.get(
     '/webhooks/events/:eventId',

@@ -26,13 +26,17 @@ export const WebhookEvent = Type.Object({
   attemptLog: Type.Optional(Type.Array(WebhookAttempt)),
 });
 
-/** The list's filters; `type` is one of the event types the app's modules declare. */
+/** The list's filters; `type` is one or more of the event types the app's modules declare (repeat it). */
 export function webhookEventListQuery(eventTypes: readonly string[]) {
+  const types = [...new Set(eventTypes)].sort();
   return Type.Object(
     {
       ...ListQuery.properties,
-      type: Type.Optional(Type.String({ enum: [...new Set(eventTypes)].sort() })),
+      // Query strings are coerced with `coerceTypes: 'array'`, so one value arrives as a list of one.
+      type: Type.Optional(Type.Array(Type.String({ enum: types }), { maxItems: types.length, description: 'Only events of these types; repeat the parameter for several' })),
       deliveryStatus: Type.Optional(Type.String({ enum: [...DELIVERY_STATUSES] })),
+      createdAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only events created at or after this time' })),
+      createdBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only events created at or before this time' })),
     },
     { additionalProperties: false },
   );

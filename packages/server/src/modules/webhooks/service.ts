@@ -1,10 +1,13 @@
-import type { Selectable } from 'kysely';
-import type { Db, EventsTable, Executor, WebhookAttemptsTable } from '../../db/schema.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Database, Db, EventsTable, Executor, WebhookAttemptsTable } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { defineError } from '../../core/errors.js';
 import type { PlatformId, WebhookEventId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { SigningKeys, PublicSigningKey } from '../../events/signing-keys.js';
+import type { EventSink } from '../../http/event-stream.js';
+import { invalidInput } from '../../core/errors.js';
 
 export const webhookEventNotFound = defineError(
   { status: 404, code: 'REFERENCE_NOT_FOUND', reason: 'WEBHOOK_EVENT_NOT_FOUND', description: 'No event of this platform has the id' },
@@ -12,6 +15,48 @@ export const webhookEventNotFound = defineError(
 );
 
 type EventRow = Selectable<EventsTable>;
+
+export interface EventFilters {
+  type?: readonly string[] | undefined;
+  deliveryStatus?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+}
+
+function filtered<O>(query: SelectQueryBuilder<Database & { t: EventsTable }, 't', O>, filters: EventFilters) {
+  let q = query;
+  if (filters.type && filters.type.length > 0) q = q.where('t.type', 'in', filters.type);
+  if (filters.deliveryStatus) q = q.where('t.delivery_status', '=', filters.deliveryStatus as EventRow['delivery_status']);
+  if (filters.createdAfter) q = q.where('t.created_at', '>=', new Date(filters.createdAfter));
+  if (filters.createdBefore) q = q.where('t.created_at', '<=', new Date(filters.createdBefore));
+  return q;
+}
+
+/**
+ * Where a stream is: after the event `id` written by transaction `txid`. Events are read in
+ * (txid, id) order and only from transactions older than every one still running, so an event
+ * that commits later always sorts after the position a stream has reached: none is skipped.
+ */
+interface StreamPosition {
+  txid: string;
+  id: string;
+}
+
+const POSITION = /^(\d{1,20})\.(Webhook:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+/** Events read per query; a full page is followed at once by the next. */
+const STREAM_PAGE = 200;
+/** How long an idle stream waits before looking again. */
+const STREAM_POLL_MS = 200;
+
+function positionId(position: StreamPosition): string {
+  return `${position.txid}.${position.id}`;
+}
+
+function parsePosition(lastEventId: string): StreamPosition {
+  const match = POSITION.exec(lastEventId);
+  if (!match) throw invalidInput([{ field: 'Last-Event-ID', message: 'Last-Event-ID is not an id this stream sent' }], 'Last-Event-ID is not an id this stream sent');
+  return { txid: match[1]!, id: match[2]! };
+}
 
 function attemptView(row: Selectable<WebhookAttemptsTable>) {
   return {
@@ -51,11 +96,43 @@ export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys:
   }
 
   return {
-    async list({ platformId }: Scope, filters: PageParams & { type?: string | undefined; deliveryStatus?: string | undefined }) {
-      let query = db.selectFrom('events as t').selectAll('t').where('t.platform_id', '=', platformId);
-      if (filters.type) query = query.where('t.type', '=', filters.type);
-      if (filters.deliveryStatus) query = query.where('t.delivery_status', '=', filters.deliveryStatus as EventRow['delivery_status']);
-      return paginate(query, filters, eventView);
+    async list({ platformId }: Scope, filters: PageParams & EventFilters) {
+      return paginate(filtered(db.selectFrom('events as t').selectAll('t').where('t.platform_id', '=', platformId), filters), filters, eventView);
+    },
+
+    /**
+     * A stream of the platform's events as they commit, each exactly as delivered to webhooks
+     * (the signed envelope). It starts after `lastEventId` when a client resumes, at the first
+     * event created at or after `createdAfter` when asked to replay, and otherwise with what
+     * commits from now on. Checks its arguments before the stream opens (a bad one is a 400).
+     */
+    async openStream({ platformId }: Scope, filters: EventFilters, lastEventId: string | undefined): Promise<(sink: EventSink) => Promise<void>> {
+      let position: StreamPosition;
+      if (lastEventId !== undefined) position = parsePosition(lastEventId);
+      else if (filters.createdAfter) position = { txid: '0', id: '' };
+      else {
+        const now = await sql<{ xmin: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`.execute(db);
+        position = { txid: now.rows[0]!.xmin, id: '' };
+      }
+      const streamFilters = { ...filters, deliveryStatus: undefined };
+      const next = (after: StreamPosition) =>
+        filtered(db.selectFrom('events as t').select(['t.id', 't.type', 't.body', sql<string>`t.txid::text`.as('txid')]).where('t.platform_id', '=', platformId), streamFilters)
+          .where(sql<boolean>`(t.txid, t.id) > (${after.txid}::xid8, ${after.id})`)
+          .where(sql<boolean>`t.txid < pg_snapshot_xmin(pg_current_snapshot())`)
+          .orderBy(sql`t.txid`)
+          .orderBy('t.id')
+          .limit(STREAM_PAGE)
+          .execute();
+      return async (sink) => {
+        while (!sink.signal.aborted) {
+          const rows = await next(position);
+          for (const row of rows) {
+            position = { txid: row.txid, id: row.id };
+            sink.send({ id: positionId(position), event: row.type, data: row.body });
+          }
+          if (rows.length < STREAM_PAGE) await sleep(STREAM_POLL_MS, undefined, { signal: sink.signal }).catch(() => undefined);
+        }
+      };
     },
 
     async get({ platformId }: Scope, eventId: WebhookEventId) {
