@@ -37,8 +37,8 @@ function cliEnv(extra: Record<string, string> = {}, dir = home): Record<string, 
 }
 
 /** Starts the CLI; `done` resolves when it exits (killed after `timeoutMs`). */
-function start(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): { child: ChildProcess; output: () => Run; done: Promise<Run> } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: options.env ?? cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {}): { child: ChildProcess; output: () => Run; done: Promise<Run> } {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   bed.children.push(child);
   let stdout = '';
   let stderr = '';
@@ -52,7 +52,7 @@ function start(args: string[], options: { env?: Record<string, string>; timeoutM
   return { child, output: () => ({ code: child.exitCode, stdout, stderr }), done };
 }
 
-function moneta(args: string[], options: { env?: Record<string, string> } = {}): Promise<Run> {
+function moneta(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
   return start(args, options).done;
 }
 
@@ -335,6 +335,56 @@ describe('moneta listen --events', () => {
     const unknown = await moneta(['listen', '--events', 'NO_SUCH.EVENT', '--timeout', '20'], { env: env() });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('INVALID_INPUT');
+  });
+});
+
+describe('moneta login with nothing given', () => {
+  it("uses the local sandbox's credentials and address, as npm start printed them, from its .data folder", { timeout: 180_000 }, async () => {
+    const sandboxBed = new ProcessTestBed(CREDENTIALS);
+    const project = mkdtempSync(join(tmpdir(), 'moneta-cli-project-'));
+    const cliHome = mkdtempSync(join(tmpdir(), 'moneta-cli-login-'));
+    try {
+      const { env } = await sandboxBed.serverEnvironment('moneta_cli_login');
+      const port = await freePort();
+      // Started as `npm start` is, without API_TOKEN_ID: it generates a token and keeps it in .data.
+      const server = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env, DATA_DIR: join(project, '.data'), MONETA_MODE: 'sandbox', PORT: String(port), LOG_LEVEL: 'error' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      sandboxBed.children.push(server);
+      let printed = '';
+      server.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
+      server.stderr!.on('data', (d: Buffer) => (printed += d.toString()));
+      await until(() => printed.includes('API client secret') || server.exitCode !== null, 'the sandbox banner');
+      const secret = /API client secret\s+(\S+)/.exec(printed)?.[1];
+      expect(secret).toBeDefined();
+      expect(printed).toContain('npx moneta login');
+      const saved = JSON.parse(readFileSync(join(project, '.data', 'credentials.json'), 'utf8')) as { clientSecret: string; baseUrl: string };
+      expect(saved.clientSecret).toBe(secret);
+      expect(saved.baseUrl).toBe(`http://localhost:${port}`);
+
+      // From a folder below the project, with no MONETA_* variables and nothing stored.
+      const env2 = { PATH: process.env.PATH ?? '', HOME: cliHome, XDG_CONFIG_HOME: join(cliHome, '.config') };
+      const inside = join(project, '.data');
+      const run = await moneta(['login'], { env: env2, cwd: inside });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(`Using the local sandbox's credentials from ${join(project, '.data', 'credentials.json')}`);
+      expect(JSON.parse(run.stdout)).toMatchObject({ baseUrl: `http://localhost:${port}` });
+      expect(run.stdout + run.stderr).not.toContain(secret!);
+      const who = await moneta(['whoami', '--json'], { env: env2, cwd: cliHome });
+      expect(who.code).toBe(0);
+      expect(JSON.parse(who.stdout)).toMatchObject({ baseUrl: `http://localhost:${port}`, mode: 'sandbox' });
+
+      // Elsewhere, with nothing to find, it asks for the values as before (no terminal here: a usage error).
+      const nowhere = await moneta(['login'], { env: env2, cwd: cliHome });
+      expect(nowhere.code).toBe(2);
+      expect(nowhere.stderr).toContain('missing --base-url');
+    } finally {
+      await sandboxBed.teardown();
+      rmSync(project, { recursive: true, force: true });
+      rmSync(cliHome, { recursive: true, force: true });
+    }
   });
 });
 

@@ -70,3 +70,17 @@ export async function ensureCredentials(config: Config, db: Db, services: Contai
 export function credentialsFilePath(config: Config): string {
   return join(config.dataDir, CREDENTIALS_FILE);
 }
+
+/**
+ * Records where this sandbox answers in the credentials file it wrote (or read), so `moneta login`
+ * run with nothing else finds both the credentials and the address. Left alone when the
+ * credentials came from the environment (there is no file of ours then).
+ */
+export function recordSandboxAddress(config: Config, credentials: Credentials | undefined, baseUrl: string): void {
+  if (!credentials || (credentials.source !== 'generated' && credentials.source !== 'credentials file')) return;
+  const file = credentialsFilePath(config);
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  if (saved.baseUrl === baseUrl) return;
+  writeFileSync(file, JSON.stringify({ ...saved, baseUrl }, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+}

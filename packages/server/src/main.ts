@@ -3,7 +3,7 @@ import { API_PREFIX, loadConfigOrExit, type Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import { buildApp } from './app.js';
 import { resolveEncryptionKey } from './lib/encryption-key.js';
-import { credentialsFilePath, ensureCredentials, type Credentials } from './bootstrap.js';
+import { credentialsFilePath, ensureCredentials, recordSandboxAddress, type Credentials } from './bootstrap.js';
 import { modules } from './modules/index.js';
 
 function say(line = ''): void {
@@ -25,7 +25,10 @@ function banner(config: Config, address: string, databaseKind: string, credentia
     say(`    API token id       ${credentials.clientId}`);
     if (credentials.clientSecret && config.mode === 'sandbox') {
       say(`    API client secret  ${credentials.clientSecret}`);
-      if (credentials.source !== 'environment') say(`    (kept in ${credentialsFilePath(config)}, mode 0600)`);
+      if (credentials.source !== 'environment') {
+        say(`    (kept in ${credentialsFilePath(config)}, mode 0600)`);
+        say('    From this folder, `npx moneta login` logs the CLI in with them.');
+      }
       say('');
       say('  Try it:');
       say(`    curl -u '${credentials.clientId}:${credentials.clientSecret}' ${base}/customers \\`);
@@ -52,7 +55,9 @@ async function main(): Promise<void> {
   // Sandbox delivers webhooks in this process; production runs `npm run worker` (any number of them).
   if (config.mode === 'sandbox' || process.env.MONETA_DELIVER_WEBHOOKS === 'true') container.webhooks.start();
   // With PORT=0 the bound port is only known now; an explicit PUBLIC_URL always wins.
-  banner(config, process.env.PUBLIC_URL || config.port !== 0 ? config.publicUrl : address, database.kind, credentials);
+  const publicAddress = process.env.PUBLIC_URL || config.port !== 0 ? config.publicUrl : address;
+  recordSandboxAddress(config, credentials, publicAddress);
+  banner(config, publicAddress, database.kind, credentials);
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createApi, serverRoot } from './api.js';
 import { configPath, profileName, readConfig, removeConfig, writeConfig } from './config.js';
@@ -24,13 +26,56 @@ async function value(given: string | undefined, envName: string, question: strin
   throw new UsageError(`missing ${flag} (or ${envName})`);
 }
 
+/** What a local sandbox (`npm start`) wrote for its operator: DATA_DIR/credentials.json. */
+export interface LocalSandbox {
+  file: string;
+  baseUrl: string;
+  tokenId: string;
+  clientSecret: string;
+}
+
+const SANDBOX_FILE = 'credentials.json';
+
+/**
+ * The credentials a local sandbox printed at start, from its credentials file: in `DATA_DIR` when
+ * set, else in `.data/` of this folder or the nearest folder above that has one (where `npm start`
+ * was run). The address is the one the sandbox recorded, else `PORT` on localhost, else :8080.
+ */
+export function findLocalSandbox(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): LocalSandbox | undefined {
+  const candidates: string[] = [];
+  if (env.DATA_DIR) candidates.push(join(resolve(cwd, env.DATA_DIR), SANDBOX_FILE));
+  for (let dir = resolve(cwd), i = 0; i < 20; i++) {
+    candidates.push(join(dir, '.data', SANDBOX_FILE));
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  for (const file of candidates) {
+    if (!existsSync(file)) continue;
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as { clientId?: unknown; clientSecret?: unknown; baseUrl?: unknown };
+      if (typeof saved.clientId !== 'string' || typeof saved.clientSecret !== 'string') continue;
+      const baseUrl = typeof saved.baseUrl === 'string' ? saved.baseUrl : `http://localhost:${env.PORT ?? '8080'}`;
+      return { file, baseUrl, tokenId: saved.clientId, clientSecret: saved.clientSecret };
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
+
 function platformIdOf(json: unknown): string | undefined {
   const id = (json as { id?: unknown } | undefined)?.id;
   return typeof id === 'string' ? id : undefined;
 }
 
 export async function login(command: Command): Promise<void> {
-  const options = command.opts<LoginOptions>();
+  const given = command.opts<LoginOptions>();
+  // Nothing given at all: the local sandbox's own credentials, as `npm start` printed them.
+  const nothingGiven = [given.baseUrl, given.tokenId, given.secret, process.env.MONETA_BASE_URL, process.env.MONETA_TOKEN_ID, process.env.MONETA_CLIENT_SECRET].every((v) => v === undefined);
+  const sandbox = nothingGiven ? findLocalSandbox() : undefined;
+  if (sandbox) process.stderr.write(`Using the local sandbox's credentials from ${sandbox.file}.\n`);
+  const options: LoginOptions = sandbox ? { baseUrl: sandbox.baseUrl, tokenId: sandbox.tokenId, secret: sandbox.clientSecret } : given;
   const baseUrl = (await value(options.baseUrl, 'MONETA_BASE_URL', 'Base URL (e.g. http://localhost:8080): ', '--base-url')).replace(/\/+$/, '');
   try {
     new URL(baseUrl);

@@ -28,7 +28,7 @@ export function buildProgram(): Command {
 
   program
     .command('login')
-    .description('Check API credentials with GET /config and store them (mode 0600)')
+    .description('Check API credentials with GET /config and store them (mode 0600); with nothing given, a local sandbox\'s own (from .data/credentials.json, as npm start printed them)')
     .option('--base-url <url>', 'the server, e.g. http://localhost:8080 (or MONETA_BASE_URL)')
     .option('--token-id <id>', 'API token id (or MONETA_TOKEN_ID)')
     .option('--secret <secret>', 'API client secret (or MONETA_CLIENT_SECRET; prompted for when absent)')
