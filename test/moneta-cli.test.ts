@@ -354,8 +354,8 @@ describe('moneta login with nothing given', () => {
       });
       sandboxBed.children.push(server);
       let printed = '';
-      server.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
-      server.stderr!.on('data', (d: Buffer) => (printed += d.toString()));
+      server.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+      server.stderr.on('data', (d: Buffer) => (printed += d.toString()));
       await until(() => printed.includes('API client secret') || server.exitCode !== null, 'the sandbox banner');
       const secret = /API client secret\s+(\S+)/.exec(printed)?.[1];
       expect(secret).toBeDefined();
