@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './errors.js';
 import { addTriggerCommand, describeTriggers, eventOptions, resolveEventName, TRIGGERS } from './trigger.js';
-import { EVENT_RECIPES, EVENT_TYPES } from './trigger-events.js';
+import { EVENT_RECIPES, EVENT_TYPES, type EventType, type Recipe } from './trigger-events.js';
 import { clabeEndingIn } from './trigger-fixtures.js';
 
 function program(): Command {
@@ -31,6 +31,15 @@ describe('moneta trigger: event names', () => {
       expect(recipe.creates.length, type).toBeGreaterThan(10);
       expect(Boolean(recipe.run) !== Boolean(recipe.unavailable), `${type}: a recipe runs, or says why it cannot`).toBe(true);
     }
+  });
+
+  it('is typed so that an event type without a recipe fails the typecheck', () => {
+    // EventType is the literal union of the server's event types (not widened to string): a table
+    // missing one of them does not satisfy it. (If this stopped being an error, `npm run typecheck`
+    // would fail on the unused directive.)
+    // @ts-expect-error Property 'CUSTOMER.KYC_APPROVED' (and every other type but TEST) is missing
+    const incomplete = { TEST: EVENT_RECIPES.TEST } satisfies Record<EventType, Recipe>;
+    expect(Object.keys(incomplete)).toEqual(['TEST']);
   });
 
   it('resolves an event type in any case', () => {
@@ -94,6 +103,10 @@ describe('moneta trigger: options and usage errors', () => {
       expect(option).toBeInstanceOf(CommanderError);
       expect((option as CommanderError).code).toBe('commander.unknownOption');
     }
+
+    const before = await usageErrorOf(['--amount', '5', 'CARD_TRANSACTION.AUTHORIZED']);
+    expect(before).toBeInstanceOf(UsageError);
+    expect((before as Error).message).toContain('options come after the event type');
 
     const amount = await usageErrorOf(['card_transaction.authorized', '--amount', 'ten']);
     expect(amount).toBeInstanceOf(UsageError);

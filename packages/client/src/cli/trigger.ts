@@ -213,6 +213,7 @@ export function addTriggerCommand(program: Command): Command {
         return;
       }
       if (name === undefined) command.help({ error: true });
+      if (name.startsWith('-')) throw new UsageError(`options come after the event type (moneta trigger <EVENT_TYPE> ${name} …); see \`moneta trigger --list\``);
       const type = resolveEventName(name);
       const sub = command.commands.find((c) => c.name() === type)!;
       await sub.parseAsync(command.args.slice(1), { from: 'user' });
