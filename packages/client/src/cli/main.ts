@@ -8,7 +8,7 @@ import { importCustomers } from './importer.js';
 import { listen } from './listen.js';
 import { print, renderAnswer } from './output.js';
 import { RESOURCES, ROOT_OPERATIONS } from './resources.js';
-import { describeTriggers, TRIGGERS } from './trigger.js';
+import { addTriggerCommand } from './trigger.js';
 
 /**
  * `moneta`, the developer CLI over the HTTP API (like the Stripe CLI). Exit codes: 0 done, 1 the
@@ -62,15 +62,7 @@ export function buildProgram(): Command {
       print(renderAnswer(answer, modeOf(command)));
     });
 
-  const trigger = program
-    .command('trigger')
-    .description('Simulate sandbox events: funding, bank transfers, KYC decisions, the clock, card activity, webhook tests')
-    .option('--list', 'list every event with its options')
-    .action((options: { list?: boolean }, command: Command) => {
-      if (!options.list) command.help({ error: true });
-      print(describeTriggers());
-    });
-  for (const spec of TRIGGERS) addOperation(trigger, spec);
+  addTriggerCommand(program);
 
   program
     .command('listen')

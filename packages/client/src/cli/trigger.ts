@@ -1,9 +1,18 @@
+import type { Command } from 'commander';
+import { addOperation } from './commands.js';
+import { apiOf, modeOf } from './context.js';
+import { UsageError } from './errors.js';
 import type { FieldSpec } from './fields.js';
+import { print, renderObject } from './output.js';
 import { field, type OperationSpec } from './spec.js';
+import { EVENT_RECIPES, EVENT_TYPES, eventTypeOf, type EventType, type Recipe, type RecipeOption } from './trigger-events.js';
+import type { TriggerOptions } from './trigger-fixtures.js';
+import { triggerEvent, type TriggerResult } from './trigger-run.js';
 
 /**
- * `moneta trigger <event>`: every sandbox simulation (the API's /sandbox operations) as data,
- * built into commands by the same code as the resources.
+ * `moneta trigger <EVENT_TYPE>` causes any event the server sends, creating what it needs
+ * (trigger-events.ts); `moneta trigger <simulation> …` runs one sandbox simulation (the API's
+ * /sandbox operations, as data below, built into commands by the same code as the resources).
  */
 
 const CARD = [{ name: 'cardId', description: 'Card:<uuid>' }];
@@ -93,9 +102,16 @@ export const TRIGGERS: readonly OperationSpec[] = [
   { name: 'webhook.test', aliases: ['webhook-test'], summary: 'Send a TEST event to the webhook endpoint now', method: 'POST', path: '/sandbox/webhooks/test' },
 ];
 
-/** `moneta trigger --list`: each event with its arguments and options. */
+/** `moneta trigger --list`: every event type with what it creates, then each simulation with its arguments and options. */
 export function describeTriggers(): string {
-  const lines: string[] = [];
+  const lines: string[] = ['Event types (moneta trigger <EVENT_TYPE> [options], in any case): what each creates, then causes'];
+  for (const type of EVENT_TYPES) {
+    const recipe: Recipe = EVENT_RECIPES[type];
+    const options = [...(recipe.options ?? []).map((o) => OPTION_FLAGS[o][0]), '--wait <seconds>'].map((o) => `[${o}]`).join(' ');
+    lines.push(`${type}${recipe.unavailable ? '  (cannot be triggered yet)' : `  ${options}`}`);
+    lines.push(`    ${recipe.unavailable ?? recipe.creates}`);
+  }
+  lines.push('', 'Simulations (moneta trigger <simulation> <args> [options]):');
   for (const t of TRIGGERS) {
     const args = (t.args ?? []).map((a) => `<${a.name}>`).join(' ');
     lines.push(`${[t.name, args].filter(Boolean).join(' ')}${t.aliases?.length ? `  (alias ${t.aliases.join(', ')})` : ''}`);
@@ -107,4 +123,102 @@ export function describeTriggers(): string {
     }
   }
   return lines.join('\n');
+}
+
+/** The event type a name given to `moneta trigger` means; a usage error (exit 2) naming `--list` otherwise. */
+export function resolveEventName(name: string): EventType {
+  const type = eventTypeOf(name);
+  if (type) return type;
+  const lower = name.toLowerCase();
+  const simulation = TRIGGERS.find((t) => t.name === lower || t.aliases?.includes(lower));
+  const hint = simulation ? ` (the simulation is ${simulation.name}, in lower case)` : '';
+  throw new UsageError(`unknown event or simulation ${name}${hint}; see \`moneta trigger --list\``);
+}
+
+interface EventOptions {
+  customer?: string;
+  account?: string;
+  amount?: string;
+  wait?: string;
+}
+
+const MAX_WAIT_SECONDS = 600;
+
+/** The options of `moneta trigger <EVENT_TYPE>`, checked (usage errors exit 2). */
+export function eventOptions(raw: EventOptions): TriggerOptions & { waitSeconds: number } {
+  const options: TriggerOptions & { waitSeconds: number } = { waitSeconds: 60 };
+  if (raw.customer !== undefined) {
+    if (!/^Customer:\S+$/.test(raw.customer)) throw new UsageError(`--customer takes a Customer:<uuid>, got ${raw.customer}`);
+    options.customer = raw.customer;
+  }
+  if (raw.account !== undefined) {
+    if (!/^InternalAccount:\S+$/.test(raw.account)) throw new UsageError(`--account takes an InternalAccount:<uuid>, got ${raw.account}`);
+    options.account = raw.account;
+  }
+  if (raw.amount !== undefined) {
+    if (!/^\d+$/.test(raw.amount.trim()) || Number(raw.amount) < 1 || !Number.isSafeInteger(Number(raw.amount))) throw new UsageError(`--amount must be a positive integer in the currency's smallest unit (got "${raw.amount}")`);
+    options.amount = Number(raw.amount);
+  }
+  if (raw.wait !== undefined) {
+    const seconds = Number(raw.wait);
+    if (!/^\d+$/.test(raw.wait.trim()) || seconds < 1 || seconds > MAX_WAIT_SECONDS) throw new UsageError(`--wait must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS} (got "${raw.wait}")`);
+    options.waitSeconds = seconds;
+  }
+  return options;
+}
+
+function renderResult(result: TriggerResult): string {
+  const created = result.created.map((c) => `${c.label}: ${c.id}`).join('\n');
+  return renderObject({ type: result.type, event: result.event.id, deliveryStatus: result.event.deliveryStatus, timestamp: result.event.timestamp, ...(created ? { created } : {}) });
+}
+
+const OPTION_FLAGS: Record<RecipeOption, [string, string]> = {
+  customer: ['--customer <id>', 'use this Customer:<uuid> instead of creating one'],
+  account: ['--account <id>', 'use this InternalAccount:<uuid> (a USD account of an APPROVED customer) instead of creating and funding one'],
+  amount: ['--amount <n>', 'the amount moved, in the smallest unit (default 1000)'],
+};
+
+/** `moneta trigger <EVENT_TYPE>`: the event's recipe, with the options it honours (others are unknown options). */
+function addEventCommand(trigger: Command, type: EventType): Command {
+  const recipe: Recipe = EVENT_RECIPES[type];
+  const command = trigger.command(type).description(recipe.unavailable ? `(cannot be triggered yet) ${recipe.unavailable}` : `Creates ${recipe.creates}`);
+  for (const option of recipe.options ?? []) command.option(...OPTION_FLAGS[option]);
+  command.option('--wait <seconds>', 'how long to wait for the event to appear (default 60)');
+  command.action(async (raw: EventOptions) => {
+    if (command.args.length > 0) throw new UsageError(`${type} takes no arguments (got ${command.args.join(' ')}); see \`moneta trigger --list\``);
+    const options = eventOptions(raw);
+    const result = await triggerEvent(apiOf(command), type, options, (line) => process.stderr.write(`${line}\n`));
+    print(modeOf(command) === 'json' ? JSON.stringify(result) : renderResult(result));
+  });
+  return command;
+}
+
+/**
+ * The `trigger` command: each event type and each simulation is a subcommand; an event type in
+ * another case is resolved here and handed to its subcommand with the rest of the arguments;
+ * anything else is a usage error naming `--list`.
+ */
+export function addTriggerCommand(program: Command): Command {
+  const trigger = program
+    .command('trigger')
+    .usage('<EVENT_TYPE> [options] | <simulation> <args> [options] | --list')
+    .description('Cause an event, creating what it needs (moneta trigger CARD_TRANSACTION.AUTHORIZED), or run a sandbox simulation (moneta trigger funding <account> --amount 5000)')
+    .argument('[name]', 'an event type the server sends, in any case, or a simulation (see --list)')
+    .option('--list', 'list every event type (with what it creates) and every simulation with its options')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (name: string | undefined, options: { list?: boolean }, command: Command) => {
+      if (options.list) {
+        print(describeTriggers());
+        return;
+      }
+      if (name === undefined) command.help({ error: true });
+      if (name.startsWith('-')) throw new UsageError(`options come after the event type (moneta trigger <EVENT_TYPE> ${name} …); see \`moneta trigger --list\``);
+      const type = resolveEventName(name);
+      const sub = command.commands.find((c) => c.name() === type)!;
+      await sub.parseAsync(command.args.slice(1), { from: 'user' });
+    });
+  for (const type of EVENT_TYPES) addEventCommand(trigger, type);
+  for (const spec of TRIGGERS) addOperation(trigger, spec);
+  return trigger;
 }
