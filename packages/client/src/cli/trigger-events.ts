@@ -1,4 +1,4 @@
-import type { paths } from '../generated/schema.js';
+import type { EventType } from '../event-stream.js';
 import { encryptOtpCode } from '../wallet/crypto.js';
 import { generateKeyPair } from '../wallet/keys.js';
 import { isMonetaApiError } from '../errors.js';
@@ -12,9 +12,7 @@ import type { Fixtures, KycDecision } from './trigger-fixtures.js';
  * starts sending without a recipe here fails `npm run typecheck`.
  */
 
-type EventsQuery = NonNullable<paths['/webhooks/events']['get']['parameters']['query']>;
-/** Every event type the server sends (the `type` filter of GET /webhooks/events). */
-export type EventType = NonNullable<EventsQuery['type']>;
+export type { EventType };
 
 /** The options a recipe honours (`--customer`, `--account`, `--amount`); others are refused as unknown. */
 export type RecipeOption = 'customer' | 'account' | 'amount';
