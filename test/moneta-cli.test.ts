@@ -338,6 +338,42 @@ describe('moneta listen --events', () => {
   });
 });
 
+describe('moneta logs tail and open', () => {
+  const env = () => cliEnv({ MONETA_BASE_URL: base, MONETA_TOKEN_ID: CREDENTIALS.clientId, MONETA_CLIENT_SECRET: CREDENTIALS.secret });
+
+  it('logs tail shows each refused request as it completes, with status, method and path, code and request id; 2XX filtered out', async () => {
+    const tailer = start(['logs', 'tail', '--status', '4xx', '--max-lines', '2', '--timeout', '90', '--table'], { env: env() });
+    await until(() => tailer.output().stderr.includes('Ready.') || tailer.output().code !== null, 'logs tail to start');
+    expect(tailer.output().stderr).toContain('only 4XX');
+    const ok = await fetch(`${base}/2025-10-13/customers`, { headers: { authorization: bed.authorization } });
+    expect(ok.status).toBe(200);
+    const missing = await fetch(`${base}/2025-10-13/cards/Card:00000000-0000-7000-8000-000000000000`, { headers: { authorization: bed.authorization } });
+    const bad = await fetch(`${base}/2025-10-13/customers`, { method: 'POST', headers: { authorization: bed.authorization, 'content-type': 'application/json' }, body: '{"customerType":"NOBODY"}' });
+    const run = await tailer.done;
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('GET /cards/Card:00000000-0000-7000-8000-000000000000');
+    expect(lines[0]).toContain(`  404  `);
+    expect(lines[0]).toContain(missing.headers.get('x-request-id')!);
+    expect(lines[1]).toMatch(/ 400 {2}POST \/customers {2}INVALID_INPUT {2}Request:/);
+    expect(lines[1]).toContain(bad.headers.get('x-request-id')!);
+  });
+
+  it('open prints the dashboard page of an id or a named page; an id the dashboard does not show is a usage error', async () => {
+    const id = 'Customer:019542f5-b3e7-1d02-0000-000000000001';
+    const page = await moneta(['open', id, '--print'], { env: env() });
+    expect(page.code).toBe(0);
+    expect(page.stdout.trim()).toBe(`${base}/dashboard#/customers/${encodeURIComponent(id)}`);
+    expect((await moneta(['open', 'reference', '--print'], { env: env() })).stdout.trim()).toBe(`${base}/2025-10-13/reference`);
+    const event = await moneta(['open', 'Webhook:019542f5-b3e7-1d02-0000-000000000007'], { env: env() }); // not a terminal: printed
+    expect(event.stdout.trim()).toBe(`${base}/dashboard#/events/${encodeURIComponent('Webhook:019542f5-b3e7-1d02-0000-000000000007')}`);
+    const unknown = await moneta(['open', 'Quote:019542f5-b3e7-1d02-0000-000000000001'], { env: env() });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no page for Quote ids');
+  });
+});
+
 describe('moneta login with nothing given', () => {
   it("uses the local sandbox's credentials and address, as npm start printed them, from its .data folder", { timeout: 180_000 }, async () => {
     const sandboxBed = new ProcessTestBed(CREDENTIALS);

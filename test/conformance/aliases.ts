@@ -180,6 +180,7 @@ export const EXTENSIONS: readonly Extension[] = [
   { methods: ['GET'], path: '/internal-accounts/{accountId}/balance-history', reason: "an internal account's balance after each change, from its ledger postings and holds (the dashboard's chart)" },
   { methods: ['GET'], path: '/webhooks/events', reason: 'event log for replay (reference configures webhooks only through /config)' },
   { methods: ['GET'], path: '/webhooks/events/{eventId}', reason: 'one event of the event log' },
+  { methods: ['GET'], path: '/logs/requests', reason: "the platform's request log (method, path, status, code, request id), listed or streamed: what `moneta logs tail` follows" },
   { methods: ['POST'], path: '/webhooks/events/{eventId}/resend', reason: 'redeliver an event' },
   { methods: ['GET'], path: '/webhooks/signing-keys', reason: 'public keys to verify X-Service-Signature (reference: from the dashboard)' },
   { methods: ['POST'], path: '/webhooks/signing-keys/rotate', reason: 'rotate the webhook signing key' },

@@ -14,4 +14,4 @@ export {
   type WebhookHeaders,
   type WebhookVerificationErrorCode,
 } from './webhooks.js';
-export { streamEvents, type EventType, type StreamedEvent, type StreamEventsOptions } from './event-stream.js';
+export { openStream, streamEvents, streamRequestLogs, type EventType, type RequestLogEntry, type StreamedEvent, type StreamEventsOptions, type StreamMessage, type StreamOptions, type StreamRequestLogsOptions } from './event-stream.js';

@@ -133,6 +133,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       api.addHook('preValidation', async (request) => {
         if (request.isMultipart() && (request.routeOptions.config as RouteConfig).multipart !== true) throw unsupportedMediaType();
       });
+      // The request log (`moneta logs tail`) notes each answered request of a platform, when the app has it.
+      const requestLogs = (container as Partial<Pick<Container, 'requestLogs'>>).requestLogs;
+      if (requestLogs) {
+        api.addHook('onResponse', async (request, reply) => requestLogs.record(request, reply));
+        app.addHook('onClose', async () => requestLogs.stop());
+      }
       const declare = createRoutes(api, { clock: container.clock, changes });
       for (const module of container.modules) {
         module.routes?.(declare, container);

@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { MonetaApiError } from '../errors.js';
 import { streamEvents, type EventType, type StreamedEvent } from '../event-stream.js';
 import { credentialsOf, modeOf } from './context.js';
 import { networkReason, UsageError } from './errors.js';
 import { parseValue } from './fields.js';
 import { forwardHeaders, loadListenKey, type ListenKey } from './listen-key.js';
 import { print } from './output.js';
-import { createReconnectIndicator, reconnectDelayMs } from './progress.js';
+import { follow } from './follow.js';
 
 /**
  * `moneta listen`: follows the server's event stream (GET /webhooks/events as server-sent events,
@@ -50,16 +49,6 @@ interface ListenOptions {
   createdAfter?: string;
 }
 
-function retryable(error: unknown): boolean {
-  if (error instanceof MonetaApiError) return error.status === 429 || error.status >= 500;
-  return networkReason(error) !== undefined || (error instanceof TypeError && /terminated|fetch failed/i.test(error.message));
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof MonetaApiError) return `${error.status} ${error.code}`;
-  return networkReason(error) ?? 'connection lost';
-}
-
 function checkedOptions(options: ListenOptions) {
   if (options.forwardTo !== undefined) {
     let url: URL;
@@ -88,62 +77,32 @@ export async function listen(command: Command): Promise<void> {
   const { maxEvents, timeoutSeconds, types, createdAfter } = checkedOptions(options);
   const profile = credentialsOf(command);
   const mode = modeOf(command);
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  if (timeoutSeconds !== undefined) setTimeout(() => stop.abort(), timeoutSeconds * 1000).unref();
-
-  const indicator = createReconnectIndicator();
-  let failures = 0;
-  let announced = false;
-  let handled = 0;
-  let position: string | undefined;
-
-  try {
-    while (!stop.signal.aborted && handled < maxEvents) {
-      try {
-        const stream = streamEvents({
-          baseUrl: profile.baseUrl,
-          tokenId: profile.tokenId,
-          clientSecret: profile.clientSecret,
-          headers: { 'user-agent': 'moneta-cli' },
-          types,
-          ...(createdAfter !== undefined ? { createdAfter } : {}),
-          ...(position !== undefined ? { lastEventId: position } : {}),
-          signal: stop.signal,
-          onOpen: () => {
-            if (indicator.active) indicator.done();
-            failures = 0;
-            if (!announced) announce(options.forwardTo, profile.baseUrl, key, types, createdAfter);
-            announced = true;
-          },
-        });
-        for await (const event of stream) {
-          if (options.forwardTo !== undefined) {
-            const status = await forward(options.forwardTo, event, key);
-            print(`${new Date().toISOString()}  ${event.type}  ${event.event.id}  -> ${status}`);
-          } else {
-            print(mode === 'json' ? event.body : `${event.event.timestamp}  ${event.type}  ${event.event.id}`);
-          }
-          position = event.position;
-          handled++;
-          if (handled >= maxEvents) stop.abort();
-        }
-        // The server ended the stream (it is restarting): reconnect and resume.
-        if (!stop.signal.aborted) throw new TypeError('terminated');
-      } catch (error) {
-        if (stop.signal.aborted) break;
-        if (!retryable(error)) throw error;
-        failures++;
-        await indicator.wait(failures, reconnectDelayMs(failures), reasonOf(error), stop.signal);
+  const handled = await follow<StreamedEvent>({
+    connect: (position, signal, onOpen) =>
+      streamEvents({
+        baseUrl: profile.baseUrl,
+        tokenId: profile.tokenId,
+        clientSecret: profile.clientSecret,
+        headers: { 'user-agent': 'moneta-cli' },
+        types,
+        ...(createdAfter !== undefined ? { createdAfter } : {}),
+        ...(position !== undefined ? { lastEventId: position } : {}),
+        signal,
+        onOpen,
+      }),
+    positionOf: (event) => event.position,
+    handle: async (event) => {
+      if (options.forwardTo !== undefined) {
+        const status = await forward(options.forwardTo, event, key);
+        print(`${new Date().toISOString()}  ${event.type}  ${event.event.id}  -> ${status}`);
+      } else {
+        print(mode === 'json' ? event.body : `${event.event.timestamp}  ${event.type}  ${event.event.id}`);
       }
-    }
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    if (indicator.active) indicator.done('stopped while reconnecting');
-  }
+    },
+    onReady: () => announce(options.forwardTo, profile.baseUrl, key, types, createdAfter),
+    maxItems: maxEvents,
+    timeoutSeconds,
+  });
   process.stderr.write(`Stopped after ${handled} event${handled === 1 ? '' : 's'}.\n`);
 }
 

@@ -6,6 +6,8 @@ import { apiOf, modeOf } from './context.js';
 import { describeError } from './errors.js';
 import { importCustomers } from './importer.js';
 import { listen } from './listen.js';
+import { tail } from './logs.js';
+import { openPage } from './open.js';
 import { print, renderAnswer } from './output.js';
 import { RESOURCES, ROOT_OPERATIONS } from './resources.js';
 import { addTriggerCommand } from './trigger.js';
@@ -74,6 +76,24 @@ export function buildProgram(): Command {
     .option('--max-events <n>', 'stop after this many events')
     .option('--timeout <seconds>', 'stop after this long')
     .action(async (_options, command: Command) => listen(command));
+
+  const logs = program.command('logs').description("The platform's API requests");
+  logs
+    .command('tail')
+    .description('Show requests as they complete (like stripe logs tail): time, status, method and path, error code, request id, duration')
+    .option('--method <methods>', 'only these methods, comma-separated (GET,POST,…)')
+    .option('--status <classes>', 'only these answers, comma-separated: 2XX, 3XX, 4XX, 5XX')
+    .option('--created-after <time>', 'first show the requests since this time (ISO 8601), then follow new ones')
+    .option('--max-lines <n>', 'stop after this many requests')
+    .option('--timeout <seconds>', 'stop after this long')
+    .action(async (_options, command: Command) => tail(command));
+
+  program
+    .command('open')
+    .description('Open the dashboard page of a resource (Customer:…, InternalAccount:…, Transaction:…, Card:…, Webhook:…) or a page (customers, events, reference, …)')
+    .argument('<target>', 'an id or a page name')
+    .option('--print', 'print the URL instead of opening a browser')
+    .action(async (target: string, _options, command: Command) => openPage(target, command));
 
   program
     .command('completion')

@@ -51,6 +51,7 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
       noteRefusal(request, domainError.code);
     } else if (domainError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
+      noteRefusal(request, domainError.code);
     } else {
       // Bad input is not an incident: the request's one log line carries the code.
       noteRefusal(request, domainError.code);

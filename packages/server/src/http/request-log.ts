@@ -3,6 +3,11 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 /** The spec code a request was refused with, for its log line (set by the error handlers). */
 const refusals = new WeakMap<FastifyRequest, string>();
 
+/** The spec code a request was refused with, if it was. */
+export function refusalOf(request: FastifyRequest): string | undefined {
+  return refusals.get(request);
+}
+
 /** Remembers why a request was refused, so its one log line says so. */
 export function noteRefusal(request: FastifyRequest, code: string): void {
   refusals.set(request, code);

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, Db, EventsTable, Executor, WebhookAttemptsTable } from '../../db/schema.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
@@ -7,7 +6,7 @@ import type { PlatformId, WebhookEventId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { SigningKeys, PublicSigningKey } from '../../events/signing-keys.js';
 import type { EventSink } from '../../http/event-stream.js';
-import { invalidInput } from '../../core/errors.js';
+import { afterPosition, currentPosition, followRows, parsePosition, START, TXID, type CommitPosition } from '../../db/commit-order.js';
 
 export const webhookEventNotFound = defineError(
   { status: 404, code: 'REFERENCE_NOT_FOUND', reason: 'WEBHOOK_EVENT_NOT_FOUND', description: 'No event of this platform has the id' },
@@ -32,31 +31,8 @@ function filtered<O>(query: SelectQueryBuilder<Database & { t: EventsTable }, 't
   return q;
 }
 
-/**
- * Where a stream is: after the event `id` written by transaction `txid`. Events are read in
- * (txid, id) order and only from transactions older than every one still running, so an event
- * that commits later always sorts after the position a stream has reached: none is skipped.
- */
-interface StreamPosition {
-  txid: string;
-  id: string;
-}
-
-const POSITION = /^(\d{1,20})\.(Webhook:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
-/** Events read per query; a full page is followed at once by the next. */
-const STREAM_PAGE = 200;
-/** How long an idle stream waits before looking again. */
-const STREAM_POLL_MS = 200;
-
-function positionId(position: StreamPosition): string {
-  return `${position.txid}.${position.id}`;
-}
-
-function parsePosition(lastEventId: string): StreamPosition {
-  const match = POSITION.exec(lastEventId);
-  if (!match) throw invalidInput([{ field: 'Last-Event-ID', message: 'Last-Event-ID is not an id this stream sent' }], 'Last-Event-ID is not an id this stream sent');
-  return { txid: match[1]!, id: match[2]! };
-}
+/** A stream position's key: an event id. */
+const EVENT_KEY = /^Webhook:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function attemptView(row: Selectable<WebhookAttemptsTable>) {
   return {
@@ -107,32 +83,16 @@ export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys:
      * commits from now on. Checks its arguments before the stream opens (a bad one is a 400).
      */
     async openStream({ platformId }: Scope, filters: EventFilters, lastEventId: string | undefined): Promise<(sink: EventSink) => Promise<void>> {
-      let position: StreamPosition;
-      if (lastEventId !== undefined) position = parsePosition(lastEventId);
-      else if (filters.createdAfter) position = { txid: '0', id: '' };
-      else {
-        const now = await sql<{ xmin: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`.execute(db);
-        position = { txid: now.rows[0]!.xmin, id: '' };
-      }
+      const start = lastEventId !== undefined ? parsePosition(lastEventId, EVENT_KEY) : filters.createdAfter ? START : await currentPosition(db);
       const streamFilters = { ...filters, deliveryStatus: undefined };
-      const next = (after: StreamPosition) =>
-        filtered(db.selectFrom('events as t').select(['t.id', 't.type', 't.body', sql<string>`t.txid::text`.as('txid')]).where('t.platform_id', '=', platformId), streamFilters)
-          .where(sql<boolean>`(t.txid, t.id) > (${after.txid}::xid8, ${after.id})`)
-          .where(sql<boolean>`t.txid < pg_snapshot_xmin(pg_current_snapshot())`)
+      const page = (after: CommitPosition, limit: number) =>
+        filtered(db.selectFrom('events as t').select(['t.id', 't.type', 't.body', TXID.as('txid')]).where('t.platform_id', '=', platformId), streamFilters)
+          .where(afterPosition(after))
           .orderBy(sql`t.txid`)
           .orderBy('t.id')
-          .limit(STREAM_PAGE)
+          .limit(limit)
           .execute();
-      return async (sink) => {
-        while (!sink.signal.aborted) {
-          const rows = await next(position);
-          for (const row of rows) {
-            position = { txid: row.txid, id: row.id };
-            sink.send({ id: positionId(position), event: row.type, data: row.body });
-          }
-          if (rows.length < STREAM_PAGE) await sleep(STREAM_POLL_MS, undefined, { signal: sink.signal }).catch(() => undefined);
-        }
-      };
+      return (sink) => followRows(start, sink.signal, page, (row, position) => sink.send({ id: position, event: row.type, data: row.body }));
     },
 
     async get({ platformId }: Scope, eventId: WebhookEventId) {

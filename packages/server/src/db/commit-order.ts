@@ -1,0 +1,78 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { invalidInput } from '../core/errors.js';
+import type { Executor } from './schema.js';
+
+/**
+ * Reading a table in the order its rows' transactions committed, for streams that must never skip
+ * a row: each row carries the id of the transaction that wrote it (`txid xid8 DEFAULT
+ * pg_current_xact_id()`), a stream reads by (txid, key) and only rows of transactions older than
+ * every transaction still running (the snapshot's xmin). A transaction that commits late began
+ * before the stream's position moved past it, so its rows still sort after that position.
+ * The cost: a stream waits for the longest transaction running anywhere in the database.
+ */
+export interface CommitPosition {
+  txid: string;
+  /** The row's key within its transaction; '' is before every key. */
+  key: string;
+}
+
+/**
+ * Rows after `position`, of transactions that can no longer add rows before it: the table's alias
+ * is `t`, its key column `id`. Order the query by `t.txid, t.id`.
+ */
+export function afterPosition(position: CommitPosition): Expression<SqlBool> {
+  return sql<SqlBool>`(t.txid, t.id) > (${position.txid}::xid8, ${position.key}) AND t.txid < pg_snapshot_xmin(pg_current_snapshot())`;
+}
+
+/** The txid column as text, for a select list: `sql` of it `.as('txid')`. */
+export const TXID = sql<string>`t.txid::text`;
+
+/** Rows read per query; a full page is followed at once by the next. */
+const PAGE = 200;
+/** How long an idle stream waits before looking again. */
+const POLL_MS = 200;
+
+/**
+ * Follows a table from `start` until `signal` aborts: `page` reads up to `limit` rows after a
+ * position (with `afterPosition`, ordered), `send` gets each row with its position's text.
+ */
+export async function followRows<R extends { txid: string; id: string }>(
+  start: CommitPosition,
+  signal: AbortSignal,
+  page: (after: CommitPosition, limit: number) => Promise<R[]>,
+  send: (row: R, position: string) => void,
+): Promise<void> {
+  let position = start;
+  while (!signal.aborted) {
+    const rows = await page(position, PAGE);
+    for (const row of rows) {
+      position = { txid: row.txid, key: row.id };
+      send(row, positionText(position));
+    }
+    if (rows.length < PAGE) await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+/** Where a stream that starts "from now" begins: every transaction still running is ahead of it. */
+export async function currentPosition(db: Executor): Promise<CommitPosition> {
+  const now = await sql<{ xmin: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`.execute(db);
+  return { txid: now.rows[0]!.xmin, key: '' };
+}
+
+/** The beginning of the table: a replay filtered by time starts here. */
+export const START: CommitPosition = { txid: '0', key: '' };
+
+/** The position as a stream sends it (`id:` of a server-sent event, sent back as Last-Event-ID). */
+export function positionText(position: CommitPosition): string {
+  return `${position.txid}.${position.key}`;
+}
+
+/** Reads back a position this stream sent; `keyPattern` is the keys' form (anchored). */
+export function parsePosition(text: string, keyPattern: RegExp): CommitPosition {
+  const dot = text.indexOf('.');
+  const txid = text.slice(0, dot);
+  const key = text.slice(dot + 1);
+  if (dot > 0 && /^\d{1,20}$/.test(txid) && keyPattern.test(key)) return { txid, key };
+  throw invalidInput([{ field: 'Last-Event-ID', message: 'Last-Event-ID is not an id this stream sent' }], 'Last-Event-ID is not an id this stream sent');
+}

@@ -1,0 +1,27 @@
+import { sql, type Kysely } from 'kysely';
+
+/** The request log (issue 27): listed by time, streamed by the writing transaction. */
+export const requestLogs = {
+  async up(db: Kysely<unknown>): Promise<void> {
+    await sql`CREATE TABLE request_logs (
+      id               text PRIMARY KEY,
+      platform_id      text NOT NULL REFERENCES platforms(id),
+      request_id       text NOT NULL,
+      method           text NOT NULL,
+      path             text NOT NULL,
+      status           integer NOT NULL,
+      code             text,
+      duration_ms      integer NOT NULL,
+      actor_id         text NOT NULL,
+      idempotency_key  text,
+      created_at       timestamptz NOT NULL,
+      txid             xid8 NOT NULL DEFAULT pg_current_xact_id()
+    )`.execute(db);
+    await sql`CREATE INDEX request_logs_platform_created ON request_logs (platform_id, created_at, id)`.execute(db);
+    await sql`CREATE INDEX request_logs_platform_txid ON request_logs (platform_id, txid, id)`.execute(db);
+    await sql`CREATE INDEX request_logs_created ON request_logs (created_at)`.execute(db);
+  },
+  async down(db: Kysely<unknown>): Promise<void> {
+    await sql`DROP TABLE IF EXISTS request_logs`.execute(db);
+  },
+};
