@@ -12,7 +12,7 @@
  * scenarios), BENCH_MONEY_SECONDS (5, each money scenario and each raw-SQL ceiling),
  * BENCH_CONNECTIONS (16, also the number of raw-SQL loops), BENCH_WARMUP_SECONDS (1),
  * BENCH_SPREAD_ACCOUNTS (64), BENCH_WEBHOOK_EVENTS (2000), BENCH_WALLET_QUOTES (400),
- * BENCH_STAMP_VERIFICATIONS (20000), BENCH_DOCUMENT_UPLOADS (8, 10 MiB each), BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres:
+ * BENCH_STAMP_VERIFICATIONS (20000), BENCH_DOCUMENT_UPLOADS (8, 10 MiB each), BENCH_BULK_ROWS (100000), BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres:
  * where a throw-away database is created and dropped; PostgreSQL is skipped with a note when it
  * cannot be reached). A short run: BENCH_SECONDS=1 BENCH_MONEY_SECONDS=1 BENCH_WARMUP_SECONDS=0.
  *
@@ -29,6 +29,7 @@ import { describeMachine, report } from './lib/report.js';
 import { call, startServer, withThrowawayPostgres, type Server } from './lib/server.js';
 import { CONNECTIONS, MONEY_SECONDS, progress, SECONDS, WARMUP_SECONDS } from './lib/settings.js';
 import { createMoneyAccounts, type MoneyAccount } from './lib/setup.js';
+import { benchBulk } from './scenarios/bulk.js';
 import { benchCards } from './scenarios/cards.js';
 import { benchCustomers } from './scenarios/customers.js';
 import { benchDocuments } from './scenarios/documents.js';
@@ -50,6 +51,7 @@ async function benchServer(label: string, server: Server, openRaw: OpenRaw, note
     ...(await benchWebhooks(label, server, notes)),
     ...(await benchWalletExecutions(label, server, notes)),
     ...(await benchDocuments(label, server, notes)),
+    ...(await benchBulk(label, server, notes)),
   ];
 }
 

@@ -31,6 +31,8 @@ export const STAMP_VERIFICATIONS = intSetting('BENCH_STAMP_VERIFICATIONS', 20_00
 export const SPREAD_ACCOUNTS = intSetting('BENCH_SPREAD_ACCOUNTS', 64, 2, 10_000);
 export const WEBHOOK_EVENTS = intSetting('BENCH_WEBHOOK_EVENTS', 2000, 2, 1_000_000);
 export const DOCUMENT_UPLOADS = intSetting('BENCH_DOCUMENT_UPLOADS', 8, 1, 200);
+/** Rows of the generated CSV the bulk import scenario uploads (one upload, bounded by this count). */
+export const BULK_ROWS = intSetting('BENCH_BULK_ROWS', 100_000, 10, 1_000_000);
 /** How long the webhook scenarios wait for their events to arrive before counting the rest as failed. */
 export const WEBHOOK_WAIT_MS = 180_000;
 export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

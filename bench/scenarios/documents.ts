@@ -26,7 +26,7 @@ function pdf(): Uint8Array<ArrayBuffer> {
 }
 
 /** Resident memory (bytes) of every process in the server's process group (npx, tsx and the server). */
-function groupRss(pgid: number): number {
+export function groupRss(pgid: number): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

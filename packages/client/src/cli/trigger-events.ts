@@ -40,6 +40,18 @@ const kyc = (status: KycDecision): Recipe => ({
   },
 });
 
+/** A bulk customer upload (the JSON form, base64) of one row; the job's end is the event. */
+const bulkUpload = (what: string, row: (tag: string) => string): Recipe => ({
+  creates: `a bulk customer upload (POST /customers/bulk/csv) of ${what}`,
+  async run(f) {
+    const tag = `trigger-bulk-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const csv = `umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email\n${row(tag)}\n`;
+    const { jobId } = await f.post<{ jobId: string }>('/customers/bulk/csv', { file: Buffer.from(csv, 'utf8').toString('base64'), fileName: `${tag}.csv` });
+    f.note(`uploaded bulk job ${jobId}`);
+    return jobId;
+  },
+});
+
 const kyb = (status: KycDecision): Recipe => ({
   creates: `a business customer (or --customer), then the sandbox KYB decision ${status}`,
   options: CUSTOMER,
@@ -280,6 +292,8 @@ export const EVENT_RECIPES = {
     },
   },
 
+  'BULK_UPLOAD.COMPLETED': bulkUpload('one valid individual row', (tag) => `$${tag}@example.com,${tag},INDIVIDUAL,Trigger Bulk Person,1990-01-15,1 Main St,Seattle,WA,98101,US,${tag}@example.com`),
+  'BULK_UPLOAD.FAILED': bulkUpload('one row no customer can be made of (a birth date of month 13)', (tag) => `$${tag}@example.com,${tag},INDIVIDUAL,Trigger Bulk Person,1990-13-45,1 Main St,Seattle,WA,98101,US,${tag}@example.com`),
   'AGENT.REVOKED': {
     creates: 'an APPROVED customer (or --customer) and an agent for it, then the agent deleted',
     options: CUSTOMER,

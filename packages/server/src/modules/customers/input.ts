@@ -4,13 +4,26 @@
  * end-user terms consent against the platform's versions, and a business's country.
  */
 import { isIP } from 'node:net';
+import type { ErrorObject } from 'ajv';
 import { invalidInput, type FieldError } from '../../core/errors.js';
 import type { CustomerId, PlatformId } from '../../core/ids.js';
 import type { Executor } from '../../db/schema.js';
 import type { EndUserTermsSettings } from '../platforms/service.js';
 import { endUserTermsNotAccepted, endUserTermsVersionNotFound } from './errors.js';
-import { IDENTIFICATION_ALIASES } from './schemas.js';
+import { toFieldErrors, validatorCompiler } from '../../http/validation.js';
+import { CustomerCreateRequest, IDENTIFICATION_ALIASES } from './schemas.js';
 import type { CustomerInput } from './service.js';
+
+const checkCreateRequest = validatorCompiler({ schema: CustomerCreateRequest, httpPart: 'body', method: 'POST', url: '/customers' }) as ((body: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * What the validation of POST /customers's body finds wrong with a create request, every invalid
+ * field at once (the same compiled schema the route's validator uses): for callers that build
+ * requests themselves (the bulk CSV import), before `create` applies the rest of the rules.
+ */
+export function createRequestErrors(body: unknown): FieldError[] {
+  return checkCreateRequest(body) ? [] : toFieldErrors(checkCreateRequest.errors ?? []);
+}
 
 export type EndUserTermsOf = (executor: Executor, platformId: PlatformId) => Promise<EndUserTermsSettings>;
 

@@ -30,3 +30,10 @@ export async function customerFields<K extends CustomerField>(executor: Executor
 export function customersWithPlatformId(platformId: PlatformId, platformCustomerId: string): RawBuilder<CustomerId> {
   return sql<CustomerId>`(select customers.id from customers where customers.platform_id = ${platformId} and customers.platform_customer_id = ${platformCustomerId})`;
 }
+
+/** Which of these platform customer ids the platform's customers (not deleted) already have: POST /customers would answer 409 for them. */
+export async function takenPlatformCustomerIds(executor: Executor, platformId: PlatformId, platformCustomerIds: readonly string[]): Promise<Set<string>> {
+  if (platformCustomerIds.length === 0) return new Set();
+  const rows = await executor.selectFrom('customers').select('platform_customer_id').where('platform_id', '=', platformId).where('platform_customer_id', 'in', platformCustomerIds).where('deleted_at', 'is', null).execute();
+  return new Set(rows.map((r) => r.platform_customer_id));
+}

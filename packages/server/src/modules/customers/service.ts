@@ -13,7 +13,7 @@ import type { KycProvider } from '../../providers/kyc-provider.js';
 import type { Reactions } from '../../core/reactions.js';
 import { customerDeleted, customerNotFound, duplicatePlatformCustomerId, refuseUnlessReady } from './errors.js';
 import { IDENTIFICATION_ALIASES, type CustomerType, type KycStatus } from './schemas.js';
-import { prepareInput, requireEndUserTerms, type EndUserTermsOf } from './input.js';
+import { createRequestErrors, prepareInput, requireEndUserTerms, type EndUserTermsOf } from './input.js';
 import type { FieldError } from '../../core/errors.js';
 import './events.js';
 
@@ -373,6 +373,8 @@ export function createCustomerService(deps: CustomerDeps) {
     recordVerifiedDetails,
     setContactVerification,
     create: (uow: UnitOfWork, input: CustomerInput): Promise<CustomerView> => createCustomer(deps, uow, input),
+    /** Every invalid field of a create request by POST /customers's schema (create then applies the rest of the rules). */
+    createRequestErrors,
     findActive: findActiveCustomer,
     requireReady: requireCustomerReady,
     get: (scope: Scope, customerId: CustomerId): Promise<CustomerView> => getCustomer(deps, scope, customerId),

@@ -1,29 +1,11 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { DomainError } from '../../core/errors.js';
 import type { Routes } from '../../http/routes.js';
 import { documentHolderNotFound, documentNotFound, documentSubmitted, UPLOAD_ERRORS } from './errors.js';
 import { Document, DocumentListQuery, DocumentListResponse, DocumentParams, DocumentReplaceBody, DocumentUploadBody } from './schemas.js';
 import type { DocumentService } from './service.js';
-import { uploadParts } from './upload.js';
+import { closingOnEarlyRefusal, uploadParts } from './upload.js';
 
 const tags = ['Documents'];
-
-/**
- * An upload refused before its body fully arrived (a wrong type seen in the first bytes, a file past
- * the limit): the answer asks to close the connection, so the client stops sending and the socket
- * is not left half-read.
- */
-async function closingOnEarlyRefusal<T>(request: FastifyRequest, work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof DomainError && !request.raw.complete && request.isMultipart()) {
-      throw new DomainError(error.status, error.code, error.message, error.details, { ...error.headers, Connection: 'close' });
-    }
-    throw error;
-  }
-}
 
 export function documentRoutes(r: Routes, { documents }: { documents: DocumentService }): void {
   r.post(

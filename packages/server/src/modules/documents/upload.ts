@@ -92,3 +92,19 @@ async function* multipartParts(parts: AsyncIterable<Multipart>, maxBytes: number
     }
   }
 }
+
+/**
+ * An upload refused before its body fully arrived (a wrong type seen in the first bytes, a file past
+ * the limit): the answer asks to close the connection, so the client stops sending and the socket
+ * is not left half-read.
+ */
+export async function closingOnEarlyRefusal<T>(request: FastifyRequest, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof DomainError && !request.raw.complete && request.isMultipart()) {
+      throw new DomainError(error.status, error.code, error.message, error.details, { ...error.headers, Connection: 'close' });
+    }
+    throw error;
+  }
+}
