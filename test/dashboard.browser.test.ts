@@ -128,6 +128,30 @@ function expectShown(actual: { amount: string; currency: string; text: string },
   expect(actual).toEqual({ amount: String(expected.amount), currency: expected.currency.code, text: formatted(expected) });
 }
 
+/**
+ * Picks an option in a sandbox control's picker: searches it (a platform id, or a pasted id), waits
+ * for that search's options, and selects the one with this id.
+ */
+async function pick(page: Page, form: string, search: string, id: string): Promise<void> {
+  const picker = page.locator(`${form} .picker`);
+  await picker.locator('.picker-query').fill(search);
+  await picker.locator('[data-action=find]').click();
+  await page.waitForFunction(
+    ({ f, q }) => {
+      const query = document.querySelector<HTMLInputElement>(`${f} .picker-query`);
+      const select = document.querySelector<HTMLSelectElement>(`${f} select[data-picker]`);
+      return query?.dataset.searched === q && select?.dataset.state === 'ready';
+    },
+    { f: form, q: search },
+  );
+  await page.selectOption(`${form} select[data-picker]`, id);
+}
+
+/** The text of a picker's option. */
+async function optionText(page: Page, form: string, id: string): Promise<string> {
+  return page.locator(`${form} select[data-picker] option[value="${id}"]`).innerText();
+}
+
 async function signIn(page: Page, base: string, who: TestPlatform): Promise<void> {
   await page.goto(`${base}/dashboard`);
   await page.fill('#signin-id', who.clientId);
@@ -317,6 +341,25 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(await chart.locator('circle.point').evaluateAll((circles) => circles.map((c) => c.getAttribute('data-amount')))).toEqual(history.data.map((p) => String(p.balance.amount)));
     expect(await chart.getAttribute('data-last')).toBe(String(one.balance.amount));
     expect(history.data.at(-1)!.balance.amount).toBe(one.balance.amount);
+    // The owner by name and platform id, its id beside it.
+    expect(await page.innerText('#account-owner .name')).toBe('Ada Okafor 001');
+    expect(await page.innerText('#account-owner .platform-id')).toBe(' (ada)');
+    expect(await page.innerText('#account-owner .id')).toBe(ada.id);
+    // Money flow: what came in is the account's completed incoming payments (read from the
+    // transactions, not from the history the chart is drawn from), nothing went out, and what is held
+    // is the card authorization (the account's total less its available balance).
+    const incoming = ok(await api<List<Transaction>>(t.platform, 'GET', `/transactions?accountIdentifier=${encodeURIComponent(account.id)}&type=INCOMING&status=COMPLETED&limit=100`)).data;
+    const cameIn = incoming.reduce((sum, x) => sum + BigInt(x.receivedAmount!.amount), 0n);
+    expect(cameIn).toBe(1_234_567n + 99_99n);
+    expect(await page.getAttribute('#flow-in', 'data-amount')).toBe(cameIn.toString());
+    expect(await page.getAttribute('#flow-out', 'data-amount')).toBe('0');
+    expect(await page.getAttribute('#flow-held', 'data-amount')).toBe(String(one.totalBalance.amount - one.balance.amount));
+    expect(await page.innerText('#flow-held')).toBe('42.50 USD');
+    const flow = page.locator('#flow-chart');
+    expect(await flow.getAttribute('data-in')).toBe(cameIn.toString());
+    const bars = await flow.locator('g.bucket').evaluateAll((groups) => groups.map((g) => [g.getAttribute('data-in'), g.getAttribute('data-out')]));
+    expect(bars.reduce((sum, [inflow]) => sum + BigInt(inflow!), 0n)).toBe(cameIn);
+    expect(await flow.locator('rect.in').count()).toBeGreaterThan(0);
     await screenshot(page, 'account');
 
     // Past 2^53 a JavaScript number is no longer exact: the page still shows every digit the API sent.
@@ -416,11 +459,18 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     await page.click('#resend');
     await page.locator('#resend-result .ok').waitFor();
     expect(ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`)).deliveryStatus).toBe('PENDING');
+    // Right after the resend the page still lists every attempt so far (it used to draw none).
+    expect(await page.locator('#attempt-table tbody tr[data-id]').count()).toBe(before.attemptLog!.length);
     await t.container.webhooks.runDue();
     const after = ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`));
     expect(after.attemptLog).toHaveLength(before.attemptLog!.length + 1);
     expect(after.deliveryStatus).toBe('DELIVERED');
     expect(deliveries()).toBe(deliveredBefore + 1);
+    // Without a reload, the page reads the event again and shows the new attempt.
+    await page.locator('#resend-status[data-done=true]').waitFor();
+    expect(await page.locator('#attempt-table tbody tr[data-id]').count()).toBe(after.attemptLog!.length);
+    expect(await page.innerText('#event-attempts')).toBe(String(after.attempts));
+    expect(await page.locator('#attempt-table tbody tr[data-id]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.id))).toEqual(after.attemptLog!.map((a) => String(a.attempt)));
 
     await page.reload();
     await drawn(page, `#/events/${target.id}`);
@@ -471,22 +521,27 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
 
     // Fund 10.01 USD: exactly 1001 minor units more.
     const beforeFund = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
-    await page.selectOption('#fund-form select[name=accountId]', account.id);
+    await pick(page, '#fund-form', account.id, account.id);
+    expect(await optionText(page, '#fund-form', account.id)).toContain(formatted(beforeFund.balance));
     await page.fill('#fund-form input[name=amount]', '10.01');
     await page.click('#fund-form button[type=submit]');
     await page.locator('#fund-balance').waitFor();
     const afterFund = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
     expect(afterFund.balance.amount - beforeFund.balance.amount).toBe(1_001);
     expectShown(await shown(page, '#fund-balance'), afterFund.balance);
+    // The picked account's label was read again: it shows the balance now, with its owner's name.
+    expect(await optionText(page, '#fund-form', account.id)).toContain(formatted(afterFund.balance));
+    expect(await optionText(page, '#fund-form', account.id)).toContain('Ada Okafor 001 (ada)');
 
     // A KYC decision for Bo.
     expect(ok(await api<Customer>(p, 'GET', `/customers/${bo.id}`)).kycStatus).toBe('PENDING');
-    await page.selectOption('#kyc-form select[name=customerId]', bo.id);
+    await pick(page, '#kyc-form', 'bo', bo.id);
     await page.selectOption('#kyc-form select[name=status]', 'HOLD');
     await page.click('#kyc-form button[type=submit]');
     await page.locator('#kyc-result-status').waitFor();
     expect(await page.innerText('#kyc-result-status')).toBe('HOLD');
     expect(ok(await api<Customer>(p, 'GET', `/customers/${bo.id}`)).kycStatus).toBe('HOLD');
+    expect(await optionText(page, '#kyc-form', bo.id)).toContain('HOLD');
 
     // Two hours on the platform clock.
     const clockBefore = ok(await api<SandboxClock>(p, 'GET', '/sandbox/clock'));
@@ -499,7 +554,7 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(await page.innerText('#clock-offset')).toBe(String(clockAfter.offsetSeconds));
 
     // A card authorization of 3.21 USD holds 321 on the card's funding account.
-    await page.selectOption('#authorize-form select[name=cardId]', card.id);
+    await pick(page, '#authorize-form', 'ada-card', card.id);
     await page.fill('#authorize-form input[name=amount]', '3.21');
     await page.fill('#authorize-form input[name=descriptor]', 'PAGE KIOSK');
     await page.click('#authorize-form button[type=submit]');
@@ -509,6 +564,8 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(authorized).toMatchObject({ type: 'CARD', cardId: card.id, status: 'AUTHORIZED', authorizedAmount: { amount: 321 }, merchant: { descriptor: 'PAGE KIOSK' } });
     const afterAuthorization = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
     expect(afterAuthorization.balance.amount).toBe(afterFund.balance.amount - 321);
+    // The hold changed the funding account's available balance: its label in the fund picker says so.
+    expect(await optionText(page, '#fund-form', account.id)).toContain(formatted(afterAuthorization.balance));
 
     // A refused amount shows the API's error with the field.
     await page.fill('#fund-form input[name=amount]', '9999999999');
@@ -534,7 +591,7 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     await signIn(other, t.baseUrl!, viewer);
     await open(other, '#/sandbox');
     const before = ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${account.id}`));
-    await other.selectOption('#fund-form select[name=accountId]', account.id);
+    await pick(other, '#fund-form', account.id, account.id);
     await other.fill('#fund-form input[name=amount]', '1.00');
     await other.click('#fund-form button[type=submit]');
     await other.locator('#fund-result .error').waitFor();
