@@ -359,7 +359,7 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(await flow.getAttribute('data-in')).toBe(cameIn.toString());
     const bars = await flow.locator('g.bucket').evaluateAll((groups) => groups.map((g) => [g.getAttribute('data-in'), g.getAttribute('data-out')]));
     expect(bars.reduce((sum, [inflow]) => sum + BigInt(inflow!), 0n)).toBe(cameIn);
-    expect(await flow.locator('rect.in').count()).toBeGreaterThan(0);
+    expect(await flow.locator('g.bucket rect.in').count()).toBeGreaterThan(0);
     await screenshot(page, 'account');
 
     // Past 2^53 a JavaScript number is no longer exact: the page still shows every digit the API sent.
@@ -737,6 +737,162 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     await page.locator('#signin').waitFor();
     expect(await page.locator('#view').innerText()).toBe('');
     expect(pageErrors).toEqual([]);
+  });
+});
+
+/** How many customers (each with one USD account) the "past 100 rows" proof creates. */
+const MANY = 500;
+
+describe.skipIf(!haveChromium)(`the dashboard past 100 rows: ${MANY} accounts`, () => {
+  let t: TestApp;
+  let api: Api;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+  /** The customer and account far from the first page (created early, listed newest first). */
+  let target: { customer: Customer; account: InternalAccount };
+
+  beforeAll(async () => {
+    t = await createTestApp({}, { listen: true });
+    api = httpApi(t);
+    const p = t.platform;
+    // MANY customers through the API (in-process, four at a time; bounded by MANY), each with a USD account.
+    const created: Customer[] = [];
+    for (let i = 0; i < MANY; i += 4) {
+      const batch = await Promise.all([0, 1, 2, 3].filter((j) => i + j < MANY).map((j) =>
+        t.api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Holder ${String(i + j).padStart(3, '0')}`, platformCustomerId: `holder-${i + j}`, currencies: ['USD'] }),
+      ));
+      for (const response of batch) created.push(ok(response));
+    }
+    const customer = created[137]!;
+    const account = ok(await api<List<InternalAccount>>(p, 'GET', `/internal-account?customerId=${customer.id}`)).data[0]!;
+    target = { customer, account };
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(PAGE_TIMEOUT);
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    await signIn(page, t.baseUrl!, t.platform);
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('search finds one account among them; a pasted id opens it', async () => {
+    const all = ok(await api<List<InternalAccount>>(t.platform, 'GET', '/internal-account?limit=100'));
+    expect(all.totalCount).toBeGreaterThanOrEqual(MANY);
+    // Not on the first page of the largest size the API serves.
+    expect(all.data.map((a) => a.id)).not.toContain(target.account.id);
+
+    await open(page, '#/accounts');
+    await page.fill('#accounts-filters input[name=q]', 'holder-137');
+    await page.click('#accounts-filters button[type=submit]');
+    await drawn(page, '#/accounts?q=holder-137');
+    expect(await rowIds(page, '#account-table')).toEqual([target.account.id]);
+    expect(await page.getAttribute('#search-owner', 'data-customer')).toBe(target.customer.id);
+    const row = `#account-table tr[data-id="${target.account.id}"]`;
+    expect(await page.innerText(`${row} [data-col=owner] .name`)).toBe('Holder 137');
+    expect(await page.innerText(`${row} [data-col=owner] .platform-id`)).toBe(' (holder-137)');
+    expect(await page.innerText(`${row} [data-col=owner] .id`)).toBe(target.customer.id);
+    await screenshot(page, 'accounts-search');
+
+    // The customer's id in the same box lists its accounts; the account's id opens the account.
+    await page.fill('#accounts-filters input[name=q]', target.customer.id);
+    await page.click('#accounts-filters button[type=submit]');
+    await drawn(page, `#/accounts?q=${encodeURIComponent(target.customer.id)}`);
+    expect(await rowIds(page, '#account-table')).toEqual([target.account.id]);
+    await page.fill('#accounts-filters input[name=q]', target.account.id);
+    await page.click('#accounts-filters button[type=submit]');
+    await drawn(page, `#/accounts/${encodeURIComponent(target.account.id)}`);
+    expect(await page.innerText('#account-owner .name')).toBe('Holder 137');
+
+    // The customers list searches by platform customer id; an unknown one says so.
+    await open(page, '#/customers');
+    await page.fill('#customers-filters input[name=q]', 'holder-137');
+    await page.click('#customers-filters button[type=submit]');
+    await drawn(page, '#/customers?q=holder-137');
+    expect(await rowIds(page, '#customer-table')).toEqual([target.customer.id]);
+    await page.fill('#customers-filters input[name=q]', 'nobody-here');
+    await page.click('#customers-filters button[type=submit]');
+    await drawn(page, '#/customers?q=nobody-here');
+    expect(await rowIds(page, '#customer-table')).toEqual([]);
+    expect(await page.locator('#search-empty').count()).toBe(1);
+  });
+
+  it('the sandbox picker reaches it, funding it updates its label, and the account’s chart shows the money in', async () => {
+    await open(page, '#/sandbox');
+    // The first page of the picker does not hold it; More adds the next page through the cursor.
+    const first = Number(await page.getAttribute('#fund-form select[data-picker]', 'data-count'));
+    expect(first).toBe(25);
+    expect(await page.locator(`#fund-form select[data-picker] option[value="${target.account.id}"]`).count()).toBe(0);
+    await page.click('#fund-form [data-action=more]');
+    await page.waitForFunction(() => document.querySelector<HTMLSelectElement>('#fund-form select[data-picker]')!.dataset.count === '50');
+
+    await pick(page, '#fund-form', 'holder-137', target.account.id);
+    const before = ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${target.account.id}`));
+    expect(await optionText(page, '#fund-form', target.account.id)).toContain(`Holder 137 (holder-137) · INTERNAL_FIAT · ${formatted(before.balance)}`);
+    await page.fill('#fund-form input[name=amount]', '1234.56');
+    await page.click('#fund-form button[type=submit]');
+    await page.locator('#fund-balance').waitFor();
+    const after = ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${target.account.id}`));
+    expect(after.balance.amount - before.balance.amount).toBe(123_456);
+    expectShown(await shown(page, '#fund-balance'), after.balance);
+    expect(await optionText(page, '#fund-form', target.account.id)).toContain(formatted(after.balance));
+    expect(await optionText(page, '#fund-form', target.account.id)).not.toContain(formatted(before.balance));
+    await screenshot(page, 'sandbox-search');
+
+    // The account page: its balance, and the money-flow chart with what came in (as the API's transactions say).
+    await page.click('#fund-result a');
+    await drawn(page, `#/accounts/${encodeURIComponent(target.account.id)}`);
+    expectShown(await shown(page, '#account-balance'), after.balance);
+    const incoming = ok(await api<List<Transaction>>(t.platform, 'GET', `/transactions?accountIdentifier=${encodeURIComponent(target.account.id)}&type=INCOMING&limit=100`)).data;
+    expect(incoming).toHaveLength(1);
+    expect(await page.getAttribute('#flow-in', 'data-amount')).toBe(String(incoming[0]!.receivedAmount!.amount));
+    expect(await page.innerText('#flow-in')).toBe('1,234.56 USD');
+    expect(await page.getAttribute('#flow-out', 'data-amount')).toBe('0');
+    expect(await page.getAttribute('#flow-held', 'data-amount')).toBe('0');
+    expect(await page.getAttribute('#flow-chart', 'data-in')).toBe('123456');
+    expect(await page.locator('#flow-chart g.bucket rect.in').count()).toBe(1);
+    // Its latest transactions name the customer beside the id.
+    expect(await page.innerText(`#account-transactions tr[data-id="${incoming[0]!.id}"] [data-col=customer] .name`)).toBe('Holder 137');
+  });
+
+  it('paging reaches the last account, 100 at a time, through the API’s cursor', async () => {
+    // The API's own last account, walked with its cursor.
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 20; pages++) {
+      const listed = ok(await api<List<InternalAccount>>(t.platform, 'GET', `/internal-account?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`));
+      ids.push(...listed.data.map((a) => a.id));
+      if (!listed.hasMore) break;
+      cursor = listed.nextCursor;
+    }
+    expect(ids.length).toBeGreaterThanOrEqual(MANY);
+
+    await open(page, '#/accounts');
+    await page.selectOption('#accounts-filters select[name=limit]', '100');
+    await page.click('#accounts-filters button[type=submit]');
+    await drawn(page, '#/accounts?limit=100');
+    const seen: string[] = [...(await rowIds(page, '#account-table'))];
+    for (let clicks = 0; clicks < 20 && !(await page.isDisabled('#accounts [data-action=next]')); clicks++) {
+      const before = await drawCount(page);
+      await page.click('#accounts [data-action=next]');
+      await drawn(page, '#/accounts?limit=100', before);
+      seen.push(...(await rowIds(page, '#account-table')));
+    }
+    expect(seen).toEqual(ids);
+    expect(seen.at(-1)).toBe(ids.at(-1));
+    // Every owner on the last page is named (one read per customer, cached for the page).
+    const owners = await page.locator('#account-table [data-col=owner] .name').allInnerTexts();
+    expect(owners.length).toBe(await page.locator('#account-table tbody tr[data-id]').count());
+    expect(owners.every((name) => /^Holder \d{3}$/.test(name))).toBe(true);
+    await screenshot(page, 'accounts-last-page');
+    expect(problems).toEqual([]);
   });
 });
 
