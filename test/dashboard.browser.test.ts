@@ -413,6 +413,23 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(refused.status).toBe(400);
     expect(await page.getAttribute('#view .error', 'data-code')).toBe(refused.body.code);
     expect(await page.locator('#view .error [data-field]').evaluateAll((items) => items.map((i) => i.getAttribute('data-field')))).toEqual(refused.body.details!.errors!.map((e) => e.field));
+
+    // An account's id in the search box is the accountIdentifier filter; customers are named beside their ids.
+    await open(page, '#/transactions');
+    await page.fill('#transaction-filters input[name=q]', account.id);
+    await page.click('#transaction-filters button[type=submit]');
+    await drawn(page, `#/transactions?q=${encodeURIComponent(account.id)}`);
+    const ofAccount = ok(await api<List<Transaction>>(t.platform, 'GET', `/transactions?limit=20&accountIdentifier=${encodeURIComponent(account.id)}`));
+    expect(ofAccount.data.length).toBeGreaterThan(0);
+    expect(await rowIds(page, '#transaction-table')).toEqual(ofAccount.data.map((x) => x.id));
+    expect(new Set(await page.locator('#transaction-table [data-col=customer] .name').allInnerTexts())).toEqual(new Set(['Ada Okafor 001']));
+    // A transaction's id opens it, whichever page of the list it is on.
+    const one = incoming.data[0]!;
+    await page.fill('#transaction-filters input[name=q]', one.id);
+    await page.click('#transaction-filters button[type=submit]');
+    await drawn(page, `#/transactions/${encodeURIComponent(one.id)}`);
+    expect(await page.innerText('#transaction-customer .name')).toBe('Ada Okafor 001');
+    expect(await page.innerText('#transaction-customer .id')).toBe(ada.id);
   });
 
   it('cards and their card transactions', async () => {
@@ -421,7 +438,22 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(await rowIds(page, '#card-table')).toEqual(cards.data.map((c) => c.id));
     expect(await page.innerText(`#card-table tr[data-id="${card.id}"] [data-col=card]`)).toBe(`${card.brand} •••• ${card.last4}`);
     expect(await page.innerText(`#card-table tr[data-id="${card.id}"] [data-col=state]`)).toBe(card.state);
+    expect(await page.innerText(`#card-table tr[data-id="${card.id}"] [data-col=cardholder] .name`)).toBe('Ada Okafor 001');
     await screenshot(page, 'cards');
+    // The search box: a platform card id (the API's platformCardId filter), then a funding account's id (accountId).
+    await page.fill('#cards-filters input[name=q]', 'ada-card');
+    await page.click('#cards-filters button[type=submit]');
+    await drawn(page, '#/cards?q=ada-card');
+    expect(await rowIds(page, '#card-table')).toEqual([card.id]);
+    await page.fill('#cards-filters input[name=q]', 'no-such-card');
+    await page.click('#cards-filters button[type=submit]');
+    await drawn(page, '#/cards?q=no-such-card');
+    expect(await rowIds(page, '#card-table')).toEqual([]);
+    await page.fill('#cards-filters input[name=q]', account.id);
+    await page.click('#cards-filters button[type=submit]');
+    await drawn(page, `#/cards?q=${encodeURIComponent(account.id)}`);
+    expect(await rowIds(page, '#card-table')).toEqual(ok(await api<List<Card>>(t.platform, 'GET', `/cards?limit=20&accountId=${encodeURIComponent(account.id)}`)).data.map((c) => c.id));
+    expect(await rowIds(page, '#card-table')).toContain(card.id);
 
     const transactions = ok(await api<List<CardTransaction>>(t.platform, 'GET', `/transactions?type=CARD&customerId=${encodeURIComponent(ada.id)}&limit=100`)).data.filter((x) => x.cardId === card.id);
     expect(transactions).toHaveLength(1);
@@ -447,9 +479,18 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     }
     await screenshot(page, 'events');
 
-    const target = ok(await api<List<WebhookEvent>>(t.platform, 'GET', '/webhooks/events?type=INCOMING_PAYMENT.COMPLETED&limit=1')).data[0]!;
+    // The search box: an event type (the API's type filter), then a pasted event id opens that event.
+    const ofType = ok(await api<List<WebhookEvent>>(t.platform, 'GET', '/webhooks/events?type=INCOMING_PAYMENT.COMPLETED&limit=20'));
+    await page.fill('#events-filters input[name=q]', 'INCOMING_PAYMENT.COMPLETED');
+    await page.click('#events-filters button[type=submit]');
+    await drawn(page, '#/events?q=INCOMING_PAYMENT.COMPLETED');
+    expect(await rowIds(page, '#event-table')).toEqual(ofType.data.map((e) => e.id));
+    const target = ofType.data[0]!;
     const before = ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`));
     expect(before.deliveryStatus).toBe('DELIVERED');
+    await page.fill('#events-filters input[name=q]', target.id);
+    await page.click('#events-filters button[type=submit]');
+    await drawn(page, `#/events/${encodeURIComponent(target.id)}`);
     await open(page, `#/events/${target.id}`);
     expect(await page.locator('#attempt-table tbody tr[data-id]').count()).toBe(before.attemptLog!.length);
     expect(await page.innerText('#event-attempts')).toBe(String(before.attempts));

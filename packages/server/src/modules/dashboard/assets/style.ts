@@ -73,6 +73,7 @@ form .buttons { margin-bottom: 0; }
 form.filters label.wide { flex: 1 1 20rem; }
 form.filters label.wide input { width: 100%; }
 .owner .id, code.id { font-size: 11px; color: var(--muted); user-select: all; }
+.picker-label { font-size: .8rem; color: var(--muted); }
 .picker { display: flex; flex-direction: column; gap: .3rem; }
 .picker .picker-search { display: flex; gap: .3rem; }
 .picker select { max-width: 32rem; }
