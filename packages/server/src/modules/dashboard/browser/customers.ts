@@ -8,7 +8,7 @@ import { api, currentCursor, fields, h, link, money, pager, query, section, stat
 import type { Customer, InternalAccount, Page, Transaction, Card, BalancePoint } from './wire.js';
 import { transactionTable } from './payments.js';
 import { complianceSections } from './compliance.js';
-import { chosen, customerByPlatformId, customerCell, customerName, customersById, filterBar, idKind, pagesFor, pageSize, remember, searchNote, type Filter } from './find.js';
+import { chosen, customerByPlatformId, customerCell, customerName, customersById, filterBar, idKind, pagesFor, pageSize, prefetchCustomers, remember, searchNote, type Filter } from './find.js';
 import { balanceChart, moneyFlow } from './flow.js';
 
 export { customerName } from './find.js';
@@ -32,7 +32,9 @@ export function verification(c: Customer): string | undefined {
 
 /** Accounts with their owner by name (the customers read once for the page), type, status and balances. */
 export async function accountTable(accounts: InternalAccount[], attrs?: Attrs): Promise<HTMLTableElement> {
-  const owners = await customersById(accounts.map(function (a) { return a.customerId; }));
+  const ownerIds = accounts.map(function (a) { return a.customerId; });
+  await prefetchCustomers(ownerIds, accounts.filter(function (a) { return a.customerId; }).map(function (a) { return a.createdAt; }));
+  const owners = await customersById(ownerIds);
   return table<InternalAccount>([
     { title: 'Account', key: 'id', cell: function (a) { return link('#/accounts/' + encodeURIComponent(a.id), a.id, { class: 'mono' }); } },
     { title: 'Owner', key: 'owner', cell: function (a) { return customerCell(a.customerId, owners); } },

@@ -6,7 +6,7 @@
  */
 import { act, api, currentCursor, cursorState, decimalToMinor, errorBox, fields, formatMoney, formText, h, link, money, pager, query, section, status, stringify, table, when, type Child, type PageContext, type Routes } from './lib.js';
 import { verification } from './customers.js';
-import { chosen, customerByPlatformId, customerName, customersById, filterBar, idKind, pagesFor, pageSize, remember, type Filter } from './find.js';
+import { chosen, customerByPlatformId, customerName, customersById, filterBar, idKind, pagesFor, pageSize, prefetchCustomers, remember, type Filter } from './find.js';
 import { picker, type Picker } from './picker.js';
 import type { ApiToken, Card, CreatedApiToken, Customer, DeliveryAttempt, InternalAccount, Page, SandboxClock, Transaction, WebhookEvent } from './wire.js';
 
@@ -209,7 +209,9 @@ const empty = function <T>(): Page<T> { return { data: [], hasMore: false, total
 
 /** An account's option: its owner by name (and platform id), type and balance now. */
 async function accountLabels(accounts: InternalAccount[]): Promise<string[]> {
-  const owners = await customersById(accounts.map(function (a) { return a.customerId; }));
+  const ownerIds = accounts.map(function (a) { return a.customerId; });
+  await prefetchCustomers(ownerIds, accounts.filter(function (a) { return a.customerId; }).map(function (a) { return a.createdAt; }));
+  const owners = await customersById(ownerIds);
   return accounts.map(function (a) {
     const owner = a.customerId ? owners.get(a.customerId) : undefined;
     const who = !a.customerId ? 'Platform' : owner ? customerName(owner) + (owner.platformCustomerId ? ' (' + owner.platformCustomerId + ')' : '') : a.customerId;
