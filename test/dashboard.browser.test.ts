@@ -892,18 +892,44 @@ describe.skipIf(!haveChromium)(`the dashboard past 100 rows: ${MANY} accounts`, 
     expect(await optionText(page, '#fund-form', target.account.id)).not.toContain(formatted(before.balance));
     await screenshot(page, 'sandbox-search');
 
-    // The account page: its balance, and the money-flow chart with what came in (as the API's transactions say).
+    // Money goes out too: a card on the account spends 200.00 (authorized, then cleared in full),
+    // and 7.50 more is authorized and still held.
+    const p = t.platform;
+    ok(await api(p, 'POST', `/sandbox/customers/${target.customer.id}/kyc-decision`, { status: 'APPROVED' }));
+    const card = ok(await api<Card>(p, 'POST', '/cards', { cardholderId: target.customer.id, form: 'VIRTUAL', fundingSources: [target.account.id] }));
+    await t.container.jobs.runDue();
+    expect(ok(await api<Card>(p, 'GET', `/cards/${card.id}`)).state).toBe('ACTIVE');
+    ok(await api(p, 'POST', '/sandbox/clock/advance', { seconds: 3600 }));
+    const spent = ok(await api<CardTransaction>(p, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 200_00, currency: { code: 'USD' }, merchant: { descriptor: 'RAIL TICKETS', mcc: '4112', country: 'US' } }));
+    ok(await api(p, 'POST', `/sandbox/cards/${card.id}/simulate/clearing`, { cardTransactionId: spent.id, amount: 200_00 }));
+    ok(await api(p, 'POST', '/sandbox/clock/advance', { seconds: 3600 }));
+    ok(await api(p, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 7_50, currency: { code: 'USD' }, merchant: { descriptor: 'KIOSK', mcc: '5814', country: 'US' } }));
+    const now = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${target.account.id}`));
+
+    // The account page: its balance, and the money-flow chart with what came in, went out and is
+    // held, each as the API's transactions and the account say (not as the history the chart reads).
     await page.click('#fund-result a');
     await drawn(page, `#/accounts/${encodeURIComponent(target.account.id)}`);
-    expectShown(await shown(page, '#account-balance'), after.balance);
-    const incoming = ok(await api<List<Transaction>>(t.platform, 'GET', `/transactions?accountIdentifier=${encodeURIComponent(target.account.id)}&type=INCOMING&limit=100`)).data;
+    expectShown(await shown(page, '#account-balance'), now.balance);
+    const incoming = ok(await api<List<Transaction>>(p, 'GET', `/transactions?accountIdentifier=${encodeURIComponent(target.account.id)}&type=INCOMING&limit=100`)).data;
     expect(incoming).toHaveLength(1);
+    const cardSpend = ok(await api<List<CardTransaction>>(p, 'GET', `/transactions?customerId=${encodeURIComponent(target.customer.id)}&type=CARD&limit=100`)).data;
+    const settled = cardSpend.reduce((sum, x) => sum + BigInt(x.settledAmount.amount), 0n);
+    expect(settled).toBe(200_00n);
     expect(await page.getAttribute('#flow-in', 'data-amount')).toBe(String(incoming[0]!.receivedAmount!.amount));
     expect(await page.innerText('#flow-in')).toBe('1,234.56 USD');
-    expect(await page.getAttribute('#flow-out', 'data-amount')).toBe('0');
-    expect(await page.getAttribute('#flow-held', 'data-amount')).toBe('0');
+    expect(await page.getAttribute('#flow-out', 'data-amount')).toBe(settled.toString());
+    expect(await page.innerText('#flow-out')).toBe('200.00 USD');
+    expect(await page.getAttribute('#flow-held', 'data-amount')).toBe(String(now.totalBalance.amount - now.balance.amount));
+    expect(await page.innerText('#flow-held')).toBe('7.50 USD');
     expect(await page.getAttribute('#flow-chart', 'data-in')).toBe('123456');
+    expect(await page.getAttribute('#flow-chart', 'data-out')).toBe('20000');
     expect(await page.locator('#flow-chart g.bucket rect.in').count()).toBe(1);
+    expect(await page.locator('#flow-chart g.bucket rect.out').count()).toBe(1);
+    // In less out is the posted total now.
+    expect(123_456 - 200_00).toBe(now.totalBalance.amount);
+    await page.locator('#money-flow').evaluate((el) => el.scrollIntoView());
+    await screenshot(page, 'account-flow');
     // Its latest transactions name the customer beside the id.
     expect(await page.innerText(`#account-transactions tr[data-id="${incoming[0]!.id}"] [data-col=customer] .name`)).toBe('Holder 137');
   });

@@ -90,10 +90,11 @@ export function flowOf(points: BalancePoint[], hasMore: boolean): Flow | null {
   const opening = hasMore ? BigInt(first.totalBalance.amount) : 0n;
   let previous = opening;
   let totalIn = 0n, totalOut = 0n;
+  // Each point falls in one slice; a slice's held amount is that of its last point, carried forward.
+  const heldAt: (bigint | undefined)[] = buckets.map(function () { return undefined; });
   points.forEach(function (p, i) {
     const total = BigInt(p.totalBalance.amount);
-    const at = Date.parse(p.at);
-    const index = width > 0 ? Math.min(count - 1, Math.floor((at - t0) / width)) : count - 1;
+    const index = width > 0 ? Math.min(count - 1, Math.floor((Date.parse(p.at) - t0) / width)) : count - 1;
     const bucket = buckets[index];
     if (!bucket) return;
     if (!(hasMore && i === 0)) {
@@ -101,20 +102,14 @@ export function flowOf(points: BalancePoint[], hasMore: boolean): Flow | null {
       if (change > 0n) { bucket.in += change; totalIn += change; }
       if (change < 0n) { bucket.out -= change; totalOut -= change; }
     }
+    heldAt[index] = total - BigInt(p.balance.amount);
     previous = total;
   });
-  // What was held at each slice's end: the last point at or before it, carried forward.
-  let pointIndex = 0;
   let held = 0n;
-  for (const bucket of buckets) {
-    while (pointIndex < points.length) {
-      const p = points[pointIndex];
-      if (!p || Date.parse(p.at) > bucket.to) break;
-      held = BigInt(p.totalBalance.amount) - BigInt(p.balance.amount);
-      pointIndex++;
-    }
+  buckets.forEach(function (bucket, i) {
+    held = heldAt[i] ?? held;
     bucket.held = held;
-  }
+  });
   const lastHeld = BigInt(last.totalBalance.amount) - BigInt(last.balance.amount);
   return { currency: first.balance.currency, in: totalIn, out: totalOut, held: lastHeld, opening: opening, buckets: buckets };
 }
