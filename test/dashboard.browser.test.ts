@@ -128,6 +128,30 @@ function expectShown(actual: { amount: string; currency: string; text: string },
   expect(actual).toEqual({ amount: String(expected.amount), currency: expected.currency.code, text: formatted(expected) });
 }
 
+/**
+ * Picks an option in a sandbox control's picker: searches it (a platform id, or a pasted id), waits
+ * for that search's options, and selects the one with this id.
+ */
+async function pick(page: Page, form: string, search: string, id: string): Promise<void> {
+  const picker = page.locator(`${form} .picker`);
+  await picker.locator('.picker-query').fill(search);
+  await picker.locator('[data-action=find]').click();
+  await page.waitForFunction(
+    ({ f, q }) => {
+      const query = document.querySelector<HTMLInputElement>(`${f} .picker-query`);
+      const select = document.querySelector<HTMLSelectElement>(`${f} select[data-picker]`);
+      return query?.dataset.searched === q && select?.dataset.state === 'ready';
+    },
+    { f: form, q: search },
+  );
+  await page.selectOption(`${form} select[data-picker]`, id);
+}
+
+/** The text of a picker's option. */
+async function optionText(page: Page, form: string, id: string): Promise<string> {
+  return page.locator(`${form} select[data-picker] option[value="${id}"]`).innerText();
+}
+
 async function signIn(page: Page, base: string, who: TestPlatform): Promise<void> {
   await page.goto(`${base}/dashboard`);
   await page.fill('#signin-id', who.clientId);
@@ -317,6 +341,25 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(await chart.locator('circle.point').evaluateAll((circles) => circles.map((c) => c.getAttribute('data-amount')))).toEqual(history.data.map((p) => String(p.balance.amount)));
     expect(await chart.getAttribute('data-last')).toBe(String(one.balance.amount));
     expect(history.data.at(-1)!.balance.amount).toBe(one.balance.amount);
+    // The owner by name and platform id, its id beside it.
+    expect(await page.innerText('#account-owner .name')).toBe('Ada Okafor 001');
+    expect(await page.innerText('#account-owner .platform-id')).toBe(' (ada)');
+    expect(await page.innerText('#account-owner .id')).toBe(ada.id);
+    // Money flow: what came in is the account's completed incoming payments (read from the
+    // transactions, not from the history the chart is drawn from), nothing went out, and what is held
+    // is the card authorization (the account's total less its available balance).
+    const incoming = ok(await api<List<Transaction>>(t.platform, 'GET', `/transactions?accountIdentifier=${encodeURIComponent(account.id)}&type=INCOMING&status=COMPLETED&limit=100`)).data;
+    const cameIn = incoming.reduce((sum, x) => sum + BigInt(x.receivedAmount!.amount), 0n);
+    expect(cameIn).toBe(1_234_567n + 99_99n);
+    expect(await page.getAttribute('#flow-in', 'data-amount')).toBe(cameIn.toString());
+    expect(await page.getAttribute('#flow-out', 'data-amount')).toBe('0');
+    expect(await page.getAttribute('#flow-held', 'data-amount')).toBe(String(one.totalBalance.amount - one.balance.amount));
+    expect(await page.innerText('#flow-held')).toBe('42.50 USD');
+    const flow = page.locator('#flow-chart');
+    expect(await flow.getAttribute('data-in')).toBe(cameIn.toString());
+    const bars = await flow.locator('g.bucket').evaluateAll((groups) => groups.map((g) => [g.getAttribute('data-in'), g.getAttribute('data-out')]));
+    expect(bars.reduce((sum, [inflow]) => sum + BigInt(inflow!), 0n)).toBe(cameIn);
+    expect(await flow.locator('g.bucket rect.in').count()).toBeGreaterThan(0);
     await screenshot(page, 'account');
 
     // Past 2^53 a JavaScript number is no longer exact: the page still shows every digit the API sent.
@@ -370,6 +413,23 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(refused.status).toBe(400);
     expect(await page.getAttribute('#view .error', 'data-code')).toBe(refused.body.code);
     expect(await page.locator('#view .error [data-field]').evaluateAll((items) => items.map((i) => i.getAttribute('data-field')))).toEqual(refused.body.details!.errors!.map((e) => e.field));
+
+    // An account's id in the search box is the accountIdentifier filter; customers are named beside their ids.
+    await open(page, '#/transactions');
+    await page.fill('#transaction-filters input[name=q]', account.id);
+    await page.click('#transaction-filters button[type=submit]');
+    await drawn(page, `#/transactions?q=${encodeURIComponent(account.id)}`);
+    const ofAccount = ok(await api<List<Transaction>>(t.platform, 'GET', `/transactions?limit=20&accountIdentifier=${encodeURIComponent(account.id)}`));
+    expect(ofAccount.data.length).toBeGreaterThan(0);
+    expect(await rowIds(page, '#transaction-table')).toEqual(ofAccount.data.map((x) => x.id));
+    expect(new Set(await page.locator('#transaction-table [data-col=customer] .name').allInnerTexts())).toEqual(new Set(['Ada Okafor 001']));
+    // A transaction's id opens it, whichever page of the list it is on.
+    const one = incoming.data[0]!;
+    await page.fill('#transaction-filters input[name=q]', one.id);
+    await page.click('#transaction-filters button[type=submit]');
+    await drawn(page, `#/transactions/${encodeURIComponent(one.id)}`);
+    expect(await page.innerText('#transaction-customer .name')).toBe('Ada Okafor 001');
+    expect(await page.innerText('#transaction-customer .id')).toBe(ada.id);
   });
 
   it('cards and their card transactions', async () => {
@@ -378,7 +438,22 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(await rowIds(page, '#card-table')).toEqual(cards.data.map((c) => c.id));
     expect(await page.innerText(`#card-table tr[data-id="${card.id}"] [data-col=card]`)).toBe(`${card.brand} •••• ${card.last4}`);
     expect(await page.innerText(`#card-table tr[data-id="${card.id}"] [data-col=state]`)).toBe(card.state);
+    expect(await page.innerText(`#card-table tr[data-id="${card.id}"] [data-col=cardholder] .name`)).toBe('Ada Okafor 001');
     await screenshot(page, 'cards');
+    // The search box: a platform card id (the API's platformCardId filter), then a funding account's id (accountId).
+    await page.fill('#cards-filters input[name=q]', 'ada-card');
+    await page.click('#cards-filters button[type=submit]');
+    await drawn(page, '#/cards?q=ada-card');
+    expect(await rowIds(page, '#card-table')).toEqual([card.id]);
+    await page.fill('#cards-filters input[name=q]', 'no-such-card');
+    await page.click('#cards-filters button[type=submit]');
+    await drawn(page, '#/cards?q=no-such-card');
+    expect(await rowIds(page, '#card-table')).toEqual([]);
+    await page.fill('#cards-filters input[name=q]', account.id);
+    await page.click('#cards-filters button[type=submit]');
+    await drawn(page, `#/cards?q=${encodeURIComponent(account.id)}`);
+    expect(await rowIds(page, '#card-table')).toEqual(ok(await api<List<Card>>(t.platform, 'GET', `/cards?limit=20&accountId=${encodeURIComponent(account.id)}`)).data.map((c) => c.id));
+    expect(await rowIds(page, '#card-table')).toContain(card.id);
 
     const transactions = ok(await api<List<CardTransaction>>(t.platform, 'GET', `/transactions?type=CARD&customerId=${encodeURIComponent(ada.id)}&limit=100`)).data.filter((x) => x.cardId === card.id);
     expect(transactions).toHaveLength(1);
@@ -404,9 +479,18 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     }
     await screenshot(page, 'events');
 
-    const target = ok(await api<List<WebhookEvent>>(t.platform, 'GET', '/webhooks/events?type=INCOMING_PAYMENT.COMPLETED&limit=1')).data[0]!;
+    // The search box: an event type (the API's type filter), then a pasted event id opens that event.
+    const ofType = ok(await api<List<WebhookEvent>>(t.platform, 'GET', '/webhooks/events?type=INCOMING_PAYMENT.COMPLETED&limit=20'));
+    await page.fill('#events-filters input[name=q]', 'INCOMING_PAYMENT.COMPLETED');
+    await page.click('#events-filters button[type=submit]');
+    await drawn(page, '#/events?q=INCOMING_PAYMENT.COMPLETED');
+    expect(await rowIds(page, '#event-table')).toEqual(ofType.data.map((e) => e.id));
+    const target = ofType.data[0]!;
     const before = ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`));
     expect(before.deliveryStatus).toBe('DELIVERED');
+    await page.fill('#events-filters input[name=q]', target.id);
+    await page.click('#events-filters button[type=submit]');
+    await drawn(page, `#/events/${encodeURIComponent(target.id)}`);
     await open(page, `#/events/${target.id}`);
     expect(await page.locator('#attempt-table tbody tr[data-id]').count()).toBe(before.attemptLog!.length);
     expect(await page.innerText('#event-attempts')).toBe(String(before.attempts));
@@ -416,11 +500,18 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     await page.click('#resend');
     await page.locator('#resend-result .ok').waitFor();
     expect(ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`)).deliveryStatus).toBe('PENDING');
+    // Right after the resend the page still lists every attempt so far (it used to draw none).
+    expect(await page.locator('#attempt-table tbody tr[data-id]').count()).toBe(before.attemptLog!.length);
     await t.container.webhooks.runDue();
     const after = ok(await api<WebhookEvent>(t.platform, 'GET', `/webhooks/events/${target.id}`));
     expect(after.attemptLog).toHaveLength(before.attemptLog!.length + 1);
     expect(after.deliveryStatus).toBe('DELIVERED');
     expect(deliveries()).toBe(deliveredBefore + 1);
+    // Without a reload, the page reads the event again and shows the new attempt.
+    await page.locator('#resend-status[data-done=true]').waitFor();
+    expect(await page.locator('#attempt-table tbody tr[data-id]').count()).toBe(after.attemptLog!.length);
+    expect(await page.innerText('#event-attempts')).toBe(String(after.attempts));
+    expect(await page.locator('#attempt-table tbody tr[data-id]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.id))).toEqual(after.attemptLog!.map((a) => String(a.attempt)));
 
     await page.reload();
     await drawn(page, `#/events/${target.id}`);
@@ -471,22 +562,27 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
 
     // Fund 10.01 USD: exactly 1001 minor units more.
     const beforeFund = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
-    await page.selectOption('#fund-form select[name=accountId]', account.id);
+    await pick(page, '#fund-form', account.id, account.id);
+    expect(await optionText(page, '#fund-form', account.id)).toContain(formatted(beforeFund.balance));
     await page.fill('#fund-form input[name=amount]', '10.01');
     await page.click('#fund-form button[type=submit]');
     await page.locator('#fund-balance').waitFor();
     const afterFund = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
     expect(afterFund.balance.amount - beforeFund.balance.amount).toBe(1_001);
     expectShown(await shown(page, '#fund-balance'), afterFund.balance);
+    // The picked account's label was read again: it shows the balance now, with its owner's name.
+    expect(await optionText(page, '#fund-form', account.id)).toContain(formatted(afterFund.balance));
+    expect(await optionText(page, '#fund-form', account.id)).toContain('Ada Okafor 001 (ada)');
 
     // A KYC decision for Bo.
     expect(ok(await api<Customer>(p, 'GET', `/customers/${bo.id}`)).kycStatus).toBe('PENDING');
-    await page.selectOption('#kyc-form select[name=customerId]', bo.id);
+    await pick(page, '#kyc-form', 'bo', bo.id);
     await page.selectOption('#kyc-form select[name=status]', 'HOLD');
     await page.click('#kyc-form button[type=submit]');
     await page.locator('#kyc-result-status').waitFor();
     expect(await page.innerText('#kyc-result-status')).toBe('HOLD');
     expect(ok(await api<Customer>(p, 'GET', `/customers/${bo.id}`)).kycStatus).toBe('HOLD');
+    expect(await optionText(page, '#kyc-form', bo.id)).toContain('HOLD');
 
     // Two hours on the platform clock.
     const clockBefore = ok(await api<SandboxClock>(p, 'GET', '/sandbox/clock'));
@@ -499,7 +595,7 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(await page.innerText('#clock-offset')).toBe(String(clockAfter.offsetSeconds));
 
     // A card authorization of 3.21 USD holds 321 on the card's funding account.
-    await page.selectOption('#authorize-form select[name=cardId]', card.id);
+    await pick(page, '#authorize-form', 'ada-card', card.id);
     await page.fill('#authorize-form input[name=amount]', '3.21');
     await page.fill('#authorize-form input[name=descriptor]', 'PAGE KIOSK');
     await page.click('#authorize-form button[type=submit]');
@@ -509,6 +605,8 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     expect(authorized).toMatchObject({ type: 'CARD', cardId: card.id, status: 'AUTHORIZED', authorizedAmount: { amount: 321 }, merchant: { descriptor: 'PAGE KIOSK' } });
     const afterAuthorization = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${account.id}`));
     expect(afterAuthorization.balance.amount).toBe(afterFund.balance.amount - 321);
+    // The hold changed the funding account's available balance: its label in the fund picker says so.
+    expect(await optionText(page, '#fund-form', account.id)).toContain(formatted(afterAuthorization.balance));
 
     // A refused amount shows the API's error with the field.
     await page.fill('#fund-form input[name=amount]', '9999999999');
@@ -534,7 +632,7 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     await signIn(other, t.baseUrl!, viewer);
     await open(other, '#/sandbox');
     const before = ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${account.id}`));
-    await other.selectOption('#fund-form select[name=accountId]', account.id);
+    await pick(other, '#fund-form', account.id, account.id);
     await other.fill('#fund-form input[name=amount]', '1.00');
     await other.click('#fund-form button[type=submit]');
     await other.locator('#fund-result .error').waitFor();
@@ -680,6 +778,197 @@ describe.skipIf(!haveChromium)(`the dashboard in headless Chromium (${CHROMIUM})
     await page.locator('#signin').waitFor();
     expect(await page.locator('#view').innerText()).toBe('');
     expect(pageErrors).toEqual([]);
+  });
+});
+
+/** How many customers (each with one USD account) the "past 100 rows" proof creates. */
+const MANY = 500;
+
+describe.skipIf(!haveChromium)(`the dashboard past 100 rows: ${MANY} accounts`, () => {
+  let t: TestApp;
+  let api: Api;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+  /** The page's reads of one customer by id (GET /customers/{id}), to count what naming owners costs. */
+  const customerReads: string[] = [];
+  /** The customer and account far from the first page (created early, listed newest first). */
+  let target: { customer: Customer; account: InternalAccount };
+
+  beforeAll(async () => {
+    t = await createTestApp({}, { listen: true });
+    api = httpApi(t);
+    const p = t.platform;
+    // MANY customers through the API (in-process, four at a time; bounded by MANY), each with a USD account.
+    const created: Customer[] = [];
+    for (let i = 0; i < MANY; i += 4) {
+      const batch = await Promise.all([0, 1, 2, 3].filter((j) => i + j < MANY).map((j) =>
+        t.api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Holder ${String(i + j).padStart(3, '0')}`, platformCustomerId: `holder-${i + j}`, currencies: ['USD'] }),
+      ));
+      for (const response of batch) created.push(ok(response));
+    }
+    const customer = created[137]!;
+    const account = ok(await api<List<InternalAccount>>(p, 'GET', `/internal-account?customerId=${customer.id}`)).data[0]!;
+    target = { customer, account };
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(PAGE_TIMEOUT);
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('request', (request) => {
+      if (request.method() === 'GET' && /\/2025-10-13\/customers\/Customer/.test(request.url())) customerReads.push(request.url());
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    await signIn(page, t.baseUrl!, t.platform);
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('search finds one account among them; a pasted id opens it', async () => {
+    const all = ok(await api<List<InternalAccount>>(t.platform, 'GET', '/internal-account?limit=100'));
+    expect(all.totalCount).toBeGreaterThanOrEqual(MANY);
+    // Not on the first page of the largest size the API serves.
+    expect(all.data.map((a) => a.id)).not.toContain(target.account.id);
+
+    await open(page, '#/accounts');
+    await page.fill('#accounts-filters input[name=q]', 'holder-137');
+    await page.click('#accounts-filters button[type=submit]');
+    await drawn(page, '#/accounts?q=holder-137');
+    expect(await rowIds(page, '#account-table')).toEqual([target.account.id]);
+    expect(await page.getAttribute('#search-owner', 'data-customer')).toBe(target.customer.id);
+    const row = `#account-table tr[data-id="${target.account.id}"]`;
+    expect(await page.innerText(`${row} [data-col=owner] .name`)).toBe('Holder 137');
+    expect(await page.innerText(`${row} [data-col=owner] .platform-id`)).toBe(' (holder-137)');
+    expect(await page.innerText(`${row} [data-col=owner] .id`)).toBe(target.customer.id);
+    await screenshot(page, 'accounts-search');
+
+    // The customer's id in the same box lists its accounts; the account's id opens the account.
+    await page.fill('#accounts-filters input[name=q]', target.customer.id);
+    await page.click('#accounts-filters button[type=submit]');
+    await drawn(page, `#/accounts?q=${encodeURIComponent(target.customer.id)}`);
+    expect(await rowIds(page, '#account-table')).toEqual([target.account.id]);
+    await page.fill('#accounts-filters input[name=q]', target.account.id);
+    await page.click('#accounts-filters button[type=submit]');
+    await drawn(page, `#/accounts/${encodeURIComponent(target.account.id)}`);
+    expect(await page.innerText('#account-owner .name')).toBe('Holder 137');
+
+    // The customers list searches by platform customer id; an unknown one says so.
+    await open(page, '#/customers');
+    await page.fill('#customers-filters input[name=q]', 'holder-137');
+    await page.click('#customers-filters button[type=submit]');
+    await drawn(page, '#/customers?q=holder-137');
+    expect(await rowIds(page, '#customer-table')).toEqual([target.customer.id]);
+    await page.fill('#customers-filters input[name=q]', 'nobody-here');
+    await page.click('#customers-filters button[type=submit]');
+    await drawn(page, '#/customers?q=nobody-here');
+    expect(await rowIds(page, '#customer-table')).toEqual([]);
+    expect(await page.locator('#search-empty').count()).toBe(1);
+  });
+
+  it('the sandbox picker reaches it, funding it updates its label, and the account’s chart shows the money in', async () => {
+    await open(page, '#/sandbox');
+    // The first page of the picker does not hold it; More adds the next page through the cursor.
+    const first = Number(await page.getAttribute('#fund-form select[data-picker]', 'data-count'));
+    expect(first).toBe(25);
+    expect(await page.locator(`#fund-form select[data-picker] option[value="${target.account.id}"]`).count()).toBe(0);
+    await page.click('#fund-form [data-action=more]');
+    await page.waitForFunction(() => document.querySelector<HTMLSelectElement>('#fund-form select[data-picker]')!.dataset.count === '50');
+
+    await pick(page, '#fund-form', 'holder-137', target.account.id);
+    const before = ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${target.account.id}`));
+    expect(await optionText(page, '#fund-form', target.account.id)).toContain(`Holder 137 (holder-137) · INTERNAL_FIAT · ${formatted(before.balance)}`);
+    await page.fill('#fund-form input[name=amount]', '1234.56');
+    await page.click('#fund-form button[type=submit]');
+    await page.locator('#fund-balance').waitFor();
+    const after = ok(await api<InternalAccount>(t.platform, 'GET', `/internal-accounts/${target.account.id}`));
+    expect(after.balance.amount - before.balance.amount).toBe(123_456);
+    expectShown(await shown(page, '#fund-balance'), after.balance);
+    expect(await optionText(page, '#fund-form', target.account.id)).toContain(formatted(after.balance));
+    expect(await optionText(page, '#fund-form', target.account.id)).not.toContain(formatted(before.balance));
+    await screenshot(page, 'sandbox-search');
+
+    // Money goes out too: a card on the account spends 200.00 (authorized, then cleared in full),
+    // and 7.50 more is authorized and still held.
+    const p = t.platform;
+    ok(await api(p, 'POST', `/sandbox/customers/${target.customer.id}/kyc-decision`, { status: 'APPROVED' }));
+    const card = ok(await api<Card>(p, 'POST', '/cards', { cardholderId: target.customer.id, form: 'VIRTUAL', fundingSources: [target.account.id] }));
+    await t.container.jobs.runDue();
+    expect(ok(await api<Card>(p, 'GET', `/cards/${card.id}`)).state).toBe('ACTIVE');
+    ok(await api(p, 'POST', '/sandbox/clock/advance', { seconds: 3600 }));
+    const spent = ok(await api<CardTransaction>(p, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 200_00, currency: { code: 'USD' }, merchant: { descriptor: 'RAIL TICKETS', mcc: '4112', country: 'US' } }));
+    ok(await api(p, 'POST', `/sandbox/cards/${card.id}/simulate/clearing`, { cardTransactionId: spent.id, amount: 200_00 }));
+    ok(await api(p, 'POST', '/sandbox/clock/advance', { seconds: 3600 }));
+    ok(await api(p, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 7_50, currency: { code: 'USD' }, merchant: { descriptor: 'KIOSK', mcc: '5814', country: 'US' } }));
+    const now = ok(await api<InternalAccount>(p, 'GET', `/internal-accounts/${target.account.id}`));
+
+    // The account page: its balance, and the money-flow chart with what came in, went out and is
+    // held, each as the API's transactions and the account say (not as the history the chart reads).
+    await page.click('#fund-result a');
+    await drawn(page, `#/accounts/${encodeURIComponent(target.account.id)}`);
+    expectShown(await shown(page, '#account-balance'), now.balance);
+    const incoming = ok(await api<List<Transaction>>(p, 'GET', `/transactions?accountIdentifier=${encodeURIComponent(target.account.id)}&type=INCOMING&limit=100`)).data;
+    expect(incoming).toHaveLength(1);
+    const cardSpend = ok(await api<List<CardTransaction>>(p, 'GET', `/transactions?customerId=${encodeURIComponent(target.customer.id)}&type=CARD&limit=100`)).data;
+    const settled = cardSpend.reduce((sum, x) => sum + BigInt(x.settledAmount.amount), 0n);
+    expect(settled).toBe(200_00n);
+    expect(await page.getAttribute('#flow-in', 'data-amount')).toBe(String(incoming[0]!.receivedAmount!.amount));
+    expect(await page.innerText('#flow-in')).toBe('1,234.56 USD');
+    expect(await page.getAttribute('#flow-out', 'data-amount')).toBe(settled.toString());
+    expect(await page.innerText('#flow-out')).toBe('200.00 USD');
+    expect(await page.getAttribute('#flow-held', 'data-amount')).toBe(String(now.totalBalance.amount - now.balance.amount));
+    expect(await page.innerText('#flow-held')).toBe('7.50 USD');
+    expect(await page.getAttribute('#flow-chart', 'data-in')).toBe('123456');
+    expect(await page.getAttribute('#flow-chart', 'data-out')).toBe('20000');
+    expect(await page.locator('#flow-chart g.bucket rect.in').count()).toBe(1);
+    expect(await page.locator('#flow-chart g.bucket rect.out').count()).toBe(1);
+    // In less out is the posted total now.
+    expect(123_456 - 200_00).toBe(now.totalBalance.amount);
+    await page.locator('#money-flow').evaluate((el) => el.scrollIntoView());
+    await screenshot(page, 'account-flow');
+    // Its latest transactions name the customer beside the id.
+    expect(await page.innerText(`#account-transactions tr[data-id="${incoming[0]!.id}"] [data-col=customer] .name`)).toBe('Holder 137');
+  });
+
+  it('paging reaches the last account, 100 at a time, through the API’s cursor', async () => {
+    // The API's own last account, walked with its cursor.
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 20; pages++) {
+      const listed = ok(await api<List<InternalAccount>>(t.platform, 'GET', `/internal-account?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`));
+      ids.push(...listed.data.map((a) => a.id));
+      if (!listed.hasMore) break;
+      cursor = listed.nextCursor;
+    }
+    expect(ids.length).toBeGreaterThanOrEqual(MANY);
+
+    await open(page, '#/accounts');
+    await page.selectOption('#accounts-filters select[name=limit]', '100');
+    await page.click('#accounts-filters button[type=submit]');
+    await drawn(page, '#/accounts?limit=100');
+    const seen: string[] = [...(await rowIds(page, '#account-table'))];
+    for (let clicks = 0; clicks < 20 && !(await page.isDisabled('#accounts [data-action=next]')); clicks++) {
+      const before = await drawCount(page);
+      customerReads.length = 0;
+      await page.click('#accounts [data-action=next]');
+      await drawn(page, '#/accounts?limit=100', before);
+      seen.push(...(await rowIds(page, '#account-table')));
+      // 100 owners named with few requests: one read of the customers created with these accounts,
+      // then one by one only those it did not return.
+      expect(customerReads.length, customerReads.join('\n')).toBeLessThanOrEqual(10);
+    }
+    expect(seen).toEqual(ids);
+    expect(seen.at(-1)).toBe(ids.at(-1));
+    // Every owner on the last page is named (one read per customer, cached for the page).
+    const owners = await page.locator('#account-table [data-col=owner] .name').allInnerTexts();
+    expect(owners.length).toBe(await page.locator('#account-table tbody tr[data-id]').count());
+    expect(owners.every((name) => /^Holder \d{3}$/.test(name))).toBe(true);
+    await screenshot(page, 'accounts-last-page');
+    expect(problems).toEqual([]);
   });
 });
 

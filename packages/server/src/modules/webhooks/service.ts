@@ -61,6 +61,12 @@ function eventView(row: EventRow) {
   };
 }
 
+/** An event as GET /webhooks/events/{id} shows it: with every delivery attempt, oldest first. */
+async function withAttempts(executor: Executor, row: EventRow) {
+  const attempts = await executor.selectFrom('webhook_attempts').selectAll().where('event_id', '=', row.id).orderBy('attempt').orderBy('started_at').execute();
+  return { ...eventView(row), attemptLog: attempts.map(attemptView) };
+}
+
 export type WebhookService = ReturnType<typeof createWebhookService>;
 
 /** What a platform can see and do about its own webhook traffic. */
@@ -96,9 +102,7 @@ export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys:
     },
 
     async get({ platformId }: Scope, eventId: WebhookEventId) {
-      const row = await load(db, platformId, eventId);
-      const attempts = await db.selectFrom('webhook_attempts').selectAll().where('event_id', '=', row.id).orderBy('attempt').orderBy('started_at').execute();
-      return { ...eventView(row), attemptLog: attempts.map(attemptView) };
+      return withAttempts(db, await load(db, platformId, eventId));
     },
 
     /** Queues an event for delivery again now, whatever happened to it before. */
@@ -110,7 +114,8 @@ export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys:
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      return eventView(updated);
+      // The same shape as GET: the attempts so far (the new one is added when the worker sends it).
+      return withAttempts(uow.tx, updated);
     },
 
     async rotateSigningKey(uow: UnitOfWork, overlapSeconds: number): Promise<{ data: PublicSigningKey[] }> {

@@ -172,8 +172,13 @@ describe('webhook delivery', () => {
     const resent = await t.api<WebhookEvent>(p, 'POST', `/webhooks/events/${eventId}/resend`);
     expect(resent.status).toBe(200);
     expect(resent.body.deliveryStatus).toBe('PENDING');
+    // The answer is the event as GET shows it, with the attempts so far (a client showing it has them all).
+    expect(resent.body.attemptLog?.map((a) => a.attempt)).toEqual([1]);
     await t.container.webhooks.runDue();
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
+    const after = await t.api<WebhookEvent>(p, 'GET', `/webhooks/events/${eventId}`);
+    expect(after.body.attemptLog).toHaveLength(2);
+    expect(after.body.attempts).toBe(after.body.attemptLog!.length);
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
     const other = await t.newPlatform('other');
     expect((await t.api(other, 'POST', `/webhooks/events/${eventId}/resend`)).status).toBe(404);

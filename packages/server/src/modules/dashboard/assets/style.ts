@@ -64,6 +64,20 @@ form .buttons { margin-bottom: 0; }
 #balance-chart .line { fill: none; stroke: var(--brand); stroke-width: 2; }
 #balance-chart .line.total { stroke: #98a2b3; stroke-dasharray: 4 3; stroke-width: 1.5; }
 #balance-chart .point { fill: #fff; stroke: var(--brand); stroke-width: 2; }
+#flow-chart { width: 100%; height: auto; max-height: 260px; margin-top: .5rem; }
+#flow-chart .zero { stroke: #98a2b3; }
+#flow-chart .axis { fill: var(--muted); font-size: 11px; }
+#flow-chart .in { fill: var(--ok); }
+#flow-chart .out { fill: var(--bad); }
+#flow-chart .held { fill: none; stroke: var(--warn); stroke-width: 2; stroke-dasharray: 5 3; }
+form.filters label.wide { flex: 1 1 20rem; }
+form.filters label.wide input { width: 100%; }
+.owner .id, code.id { font-size: 11px; color: var(--muted); user-select: all; }
+.picker-label { font-size: .8rem; color: var(--muted); }
+.picker { display: flex; flex-direction: column; gap: .3rem; }
+.picker .picker-search { display: flex; gap: .3rem; }
+.picker select { max-width: 32rem; }
+.search-note { margin: 0 0 .5rem; }
 details { margin-top: .75rem; }
 .badge-resolve_errors { color: var(--bad); border-color: #f5c2bd; background: #fef3f2; }
 .badge-in_progress, .badge-pending_manual_review, .badge-unverified { color: var(--warn); border-color: #f9dbaf; background: #fffaeb; }

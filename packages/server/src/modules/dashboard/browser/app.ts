@@ -8,6 +8,7 @@ import { api, clearCredentials, credentials, errorBox, h, health, saveCredential
 import { routes as customerRoutes } from './customers.js';
 import { routes as paymentRoutes } from './payments.js';
 import { routes as operationRoutes } from './operations.js';
+import { forgetNames } from './find.js';
 
 const routes: Routes = Object.assign({}, customerRoutes, paymentRoutes, operationRoutes);
 const TABS: [string, string][] = [
@@ -91,6 +92,8 @@ async function render(): Promise<void> {
   view.dataset.route = location.hash;
   view.dataset.state = 'loading';
   view.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  // Names beside ids are read once per drawn page: a customer renamed since shows its new name here.
+  forgetNames();
   try {
     if (!page) throw new Error('No such page: ' + location.hash);
     const drawn = await page(Object.assign({ id: route.id, query: route.query }, context));

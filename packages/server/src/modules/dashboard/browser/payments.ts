@@ -3,24 +3,27 @@
  * API's own filters (kept in the page's address, so a filtered list can be shared), one
  * transaction, cards and one card with its card transactions.
  */
-import { api, currentCursor, cursorState, fields, h, link, money, pager, query, section, status, stringify, table, when, type Attrs, type CursorState, type PageContext, type Routes } from './lib.js';
+import { api, currentCursor, fields, h, link, money, pager, query, section, status, stringify, table, when, type Attrs, type PageContext, type Routes } from './lib.js';
 import type { Card, CurrencyAmount, Page, Transaction } from './wire.js';
+import { chosen, customerCell, customersById, filterBar, idKind, pagesFor, pageSize, type Filter } from './find.js';
 
 const STATUSES = ['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED', 'AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'EXCEPTION'];
 const TYPES = ['INCOMING', 'OUTGOING', 'CARD'];
-/** The filters of GET /transactions this page offers, with how each is entered. */
-const FILTERS: [name: string, label: string, input?: string[] | 'datetime'][] = [
-  ['status', 'Status', STATUSES],
-  ['type', 'Type', TYPES],
-  ['customerId', 'Customer id'],
-  ['accountIdentifier', 'Account id'],
-  ['reference', 'Reference'],
-  ['startDate', 'From (UTC)', 'datetime'],
-  ['endDate', 'To (UTC)', 'datetime'],
+/** The filters of GET /transactions this page offers (the reference's), with how each is entered. */
+const TRANSACTION_FILTERS: Filter[] = [
+  { name: 'status', label: 'Status', input: STATUSES },
+  { name: 'type', label: 'Type', input: TYPES },
+  { name: 'customerId', label: 'Customer id' },
+  { name: 'platformCustomerId', label: 'Platform customer id' },
+  { name: 'accountIdentifier', label: 'Account id' },
+  { name: 'reference', label: 'Reference' },
+  { name: 'startDate', label: 'From (UTC)', input: 'datetime' },
+  { name: 'endDate', label: 'To (UTC)', input: 'datetime' },
 ];
-
-let transactionPages: { key: string | undefined; state: CursorState } = { key: undefined, state: cursorState() };
-const cardPages = cursorState();
+/** The filters of GET /cards (cardholderId, accountId and platformCardId come from the search box). */
+const CARD_FILTERS: Filter[] = [
+  { name: 'state', label: 'State', input: ['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN', 'CLOSED'] },
+];
 
 /** What a transaction moved: a card's authorized amount, otherwise what was received (credit) or sent (debit). */
 export function amountOf(t: Transaction): CurrencyAmount | undefined {
@@ -28,7 +31,9 @@ export function amountOf(t: Transaction): CurrencyAmount | undefined {
   return t.direction === 'CREDIT' ? (t.receivedAmount || t.sentAmount) : (t.sentAmount || t.receivedAmount);
 }
 
-export function transactionTable(rows: Transaction[], attrs?: Attrs): HTMLTableElement {
+/** Transactions with their customer by name (each customer read once for the page). */
+export async function transactionTable(rows: Transaction[], attrs?: Attrs): Promise<HTMLTableElement> {
+  const customers = await customersById(rows.map(function (t) { return t.customerId; }));
   return table<Transaction>([
     { title: 'Created', key: 'created', cell: function (t) { return when(t.createdAt); } },
     { title: 'Transaction', key: 'id', cell: function (t) { return link('#/transactions/' + encodeURIComponent(t.id), t.id, { class: 'mono' }); } },
@@ -37,58 +42,33 @@ export function transactionTable(rows: Transaction[], attrs?: Attrs): HTMLTableE
     { title: 'Direction', key: 'direction', cell: function (t) { return t.direction; } },
     { title: 'Amount', key: 'amount', cell: function (t) { return money(amountOf(t)); } },
     { title: 'Settled', key: 'settled', cell: function (t) { return t.type === 'CARD' ? money(t.settledAmount) : ''; } },
-    { title: 'Customer', key: 'customer', cell: function (t) { return t.customerId ? link('#/customers/' + encodeURIComponent(t.customerId), t.customerId, { class: 'mono' }) : ''; } },
+    { title: 'Customer', key: 'customer', cell: function (t) { return t.customerId ? customerCell(t.customerId, customers) : ''; } },
   ], rows, attrs);
 }
 
-function filterForm(values: URLSearchParams): HTMLFormElement {
-  const form = h('form', { id: 'transaction-filters', class: 'filters' },
-    FILTERS.map(function (f) {
-      const [name, label, kind] = f;
-      let input: HTMLSelectElement | HTMLInputElement;
-      if (Array.isArray(kind)) {
-        input = h('select', { name: name }, h('option', { value: '' }, 'Any'), kind.map(function (v) { return h('option', { value: v, selected: values.get(name) === v }, v); }));
-      } else if (kind === 'datetime') {
-        input = h('input', { name: name, type: 'datetime-local', step: 1, value: (values.get(name) || '').slice(0, 19) });
-      } else {
-        input = h('input', { name: name, type: 'text', value: values.get(name) || '', spellcheck: 'false' });
-      }
-      return h('label', {}, label, input);
-    }),
-    h('div', { class: 'buttons' },
-      h('button', { type: 'submit' }, 'Apply'),
-      h('button', { type: 'button', class: 'secondary', onclick: function () { location.hash = '#/transactions'; } }, 'Clear')));
-  form.addEventListener('submit', function (event) {
-    event.preventDefault();
-    const chosen = new URLSearchParams();
-    for (const [name, value] of new FormData(form)) {
-      if (typeof value !== 'string' || value === '') continue;
-      // datetime-local has no zone: the page shows UTC, so it is read as UTC.
-      chosen.set(name, name === 'startDate' || name === 'endDate' ? new Date(value + 'Z').toISOString() : value);
-    }
-    const text = chosen.toString();
-    location.hash = '#/transactions' + (text ? '?' + text : '');
-  });
-  return form;
-}
-
+/**
+ * Transactions with the API's own filters. The search box opens a transaction (or card) by id,
+ * and takes a customer id (customerId), an account id (accountIdentifier) or a reference.
+ */
 async function transactions(ctx: PageContext): Promise<Node> {
-  const filters: Record<string, string> = {};
-  for (const [name] of FILTERS) {
-    const value = ctx.query.get(name);
-    if (value) filters[name] = value;
-  }
-  const key = stringify(filters);
-  if (transactionPages.key !== key) transactionPages = { key: key, state: cursorState() };
-  const page = await api<Page<Transaction>>('GET', '/transactions' + query(Object.assign({ limit: 20, cursor: currentCursor(transactionPages.state) }, filters)));
+  const filters = chosen(ctx.query, TRANSACTION_FILTERS);
+  const q = (ctx.query.get('q') || '').trim();
+  const kind = idKind(q);
+  if (kind === 'Customer') filters.customerId = q;
+  else if (kind === 'InternalAccount') filters.accountIdentifier = q;
+  else if (q) filters.reference = q;
+  const limit = pageSize(ctx.query);
+  const pages = pagesFor('transactions', Object.assign({ limit: String(limit) }, filters));
+  const page = await api<Page<Transaction>>('GET', '/transactions' + query(Object.assign({ limit: limit, cursor: currentCursor(pages) }, filters)));
   return section('Transactions', { id: 'transactions' },
-    filterForm(ctx.query),
-    transactionTable(page.data, { id: 'transaction-table' }),
-    pager(transactionPages.state, page, ctx.rerender));
+    filterBar(ctx.query, { route: 'transactions', id: 'transaction-filters', filters: TRANSACTION_FILTERS, hint: 'Transaction id, customer id, account id or reference', searchedKinds: ['Customer', 'InternalAccount'] }),
+    await transactionTable(page.data, { id: 'transaction-table' }),
+    pager(pages, page, ctx.rerender));
 }
 
 async function transaction(ctx: PageContext): Promise<Node> {
   const t = await api<Transaction>('GET', '/transactions/' + encodeURIComponent(ctx.id ?? ''));
+  const customers = await customersById([t.customerId]);
   return h('div', {},
     h('p', {}, link('#/transactions', '← Transactions')),
     section(t.type + ' ' + t.direction, { id: 'transaction' },
@@ -102,24 +82,39 @@ async function transaction(ctx: PageContext): Promise<Node> {
         t.type === 'CARD' ? ['Refunded', money(t.refundedAmount)] : null,
         t.merchant ? ['Merchant', t.merchant.descriptor] : null,
         t.cardId ? ['Card', link('#/cards/' + encodeURIComponent(t.cardId), t.cardId, { class: 'mono' })] : null,
-        t.customerId ? ['Customer', link('#/customers/' + encodeURIComponent(t.customerId), t.customerId, { class: 'mono' })] : null,
+        t.customerId ? ['Customer', customerCell(t.customerId, customers), { id: 'transaction-customer' }] : null,
         ['Created', when(t.createdAt)],
       ]),
       h('details', {}, h('summary', {}, 'As the API returns it'), h('pre', {}, stringify(t, 2)))));
 }
 
+/**
+ * Cards with the API's filters. The search box opens a card by id, and takes a customer id
+ * (cardholderId), an account id (accountId: the cards it funds) or a platform card id.
+ */
 async function cards(ctx: PageContext): Promise<Node> {
-  const page = await api<Page<Card>>('GET', '/cards' + query({ limit: 20, cursor: currentCursor(cardPages) }));
+  const filters = chosen(ctx.query, CARD_FILTERS);
+  const q = (ctx.query.get('q') || '').trim();
+  const kind = idKind(q);
+  if (kind === 'Customer') filters.cardholderId = q;
+  else if (kind === 'InternalAccount') filters.accountId = q;
+  else if (q) filters.platformCardId = q;
+  const limit = pageSize(ctx.query);
+  const pages = pagesFor('cards', Object.assign({ limit: String(limit) }, filters));
+  const page = await api<Page<Card>>('GET', '/cards' + query(Object.assign({ limit: limit, cursor: currentCursor(pages) }, filters)));
+  const holders = await customersById(page.data.map(function (c) { return c.cardholderId; }));
   return section('Cards', { id: 'cards' },
+    filterBar(ctx.query, { route: 'cards', filters: CARD_FILTERS, hint: 'Card id, customer id, account id or platform card id', searchedKinds: ['Customer', 'InternalAccount'] }),
     table<Card>([
       { title: 'Card', key: 'card', cell: function (c) { return link('#/cards/' + encodeURIComponent(c.id), c.brand + ' •••• ' + c.last4); } },
       { title: 'State', key: 'state', cell: function (c) { return status(c.state); } },
-      { title: 'Cardholder', key: 'cardholder', cell: function (c) { return link('#/customers/' + encodeURIComponent(c.cardholderId), c.cardholderId, { class: 'mono' }); } },
+      { title: 'Cardholder', key: 'cardholder', cell: function (c) { return customerCell(c.cardholderId, holders); } },
+      { title: 'Platform card id', key: 'platformCardId', cell: function (c) { return h('span', { class: 'mono' }, c.platformCardId || ''); } },
       { title: 'Currency', key: 'currency', cell: function (c) { return c.currency; } },
       { title: 'Expires', key: 'expires', cell: function (c) { return String(c.expMonth).padStart(2, '0') + '/' + c.expYear; } },
       { title: 'Created', key: 'created', cell: function (c) { return when(c.createdAt); } },
     ], page.data, { id: 'card-table' }),
-    pager(cardPages, page, ctx.rerender));
+    pager(pages, page, ctx.rerender));
 }
 
 /**
@@ -128,6 +123,7 @@ async function cards(ctx: PageContext): Promise<Node> {
  */
 async function card(ctx: PageContext): Promise<Node> {
   const c = await api<Card>('GET', '/cards/' + encodeURIComponent(ctx.id ?? ''));
+  const holders = await customersById([c.cardholderId]);
   const mine: Transaction[] = [];
   let cursor: string | undefined;
   let more = false;
@@ -144,7 +140,7 @@ async function card(ctx: PageContext): Promise<Node> {
       fields([
         ['Card', h('span', { class: 'mono' }, c.id)],
         ['State', status(c.state), { id: 'card-state' }],
-        ['Cardholder', link('#/customers/' + encodeURIComponent(c.cardholderId), c.cardholderId, { class: 'mono' })],
+        ['Cardholder', customerCell(c.cardholderId, holders), { id: 'card-holder' }],
         ['Platform card id', c.platformCardId],
         ['Funding sources', c.fundingSources.map(function (a) { return h('div', {}, link('#/accounts/' + encodeURIComponent(a), a, { class: 'mono' })); })],
         ['Currency', c.currency],
