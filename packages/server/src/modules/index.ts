@@ -23,6 +23,7 @@ import documents from './documents/index.js';
 import verifications from './verifications/index.js';
 import sca from './sca/index.js';
 import invitations from './invitations/index.js';
+import networkDirectory from './network-directory/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -56,4 +57,5 @@ export const modules: readonly ModuleDefinition[] = [
   verifications,
   sca,
   invitations,
+  networkDirectory,
 ];
