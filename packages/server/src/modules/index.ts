@@ -24,6 +24,7 @@ import verifications from './verifications/index.js';
 import sca from './sca/index.js';
 import invitations from './invitations/index.js';
 import networkDirectory from './network-directory/index.js';
+import cryptoWithdrawals from './crypto-withdrawals/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -58,4 +59,5 @@ export const modules: readonly ModuleDefinition[] = [
   sca,
   invitations,
   networkDirectory,
+  cryptoWithdrawals,
 ];
