@@ -390,7 +390,7 @@ describe('the reference CLI against Moneta', () => {
     it('discoveries: the receiving institutions of a corridor, whose bankName an external account takes', async () => {
       const banks = await ok(['discoveries', '--country', 'MX', '--currency', 'MXN']);
       expect(banks.data.length).toBeGreaterThanOrEqual(1);
-      expect(banks.data.every((b: Data) => b.country === 'MX' && b.currency === 'MXN')).toBe(true);
+      expect(banks.data.map((b: Record<string, unknown>) => [b.country, b.currency]).every(([country, currency]) => country === 'MX' && currency === 'MXN')).toBe(true);
       const bankName = banks.data[0]!.bankName as string;
       const account = await ok([
         'accounts', 'external', 'create', '--customer-id', s.customer, '--currency', 'MXN', '--account-type', 'MXN_ACCOUNT',
