@@ -1,6 +1,7 @@
 import { defineModule } from '../../contract/module.js';
 import { INVITATION_ERRORS } from './errors.js';
 import { umaInvitations } from './migrations.js';
+import { invitationPages } from './page.js';
 import { invitationRoutes } from './routes.js';
 import { createInvitationService, type InvitationService } from './service.js';
 import { readInvitationSettings } from './settings.js';
@@ -27,6 +28,7 @@ export default defineModule({
       urlOf: (code) => (settings.urlTemplate ? settings.urlTemplate.replace('{code}', code) : `${config.publicUrl}/hosted/invitations/${code}`),
     }),
   routes: invitationRoutes,
+  pages: async (app, { db, clock, invitations }) => invitationPages(app, { db, clock, invitations }),
   errors: INVITATION_ERRORS,
   events: ['INVITATION.CLAIMED'],
   fixtures: async () => (await import('./fixtures.js')).fixtures,

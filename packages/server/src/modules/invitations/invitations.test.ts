@@ -185,6 +185,46 @@ describe('invitations', () => {
   });
 });
 
+describe('the invitation page (the default url)', () => {
+  const form = (path: string, inviteeUma: string) =>
+    t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ inviteeUma }).toString() });
+
+  it('shows who invites and the amount, and claims for the address given, as the API does (webhook included)', async () => {
+    const inviter = await customer();
+    const created = (await invite({ inviterUma: inviter.umaAddress, firstName: 'Ada <b>', amountToSend: 12_550 })).body;
+    const path = new URL(created.url).pathname;
+    const shown = await t.app.inject({ method: 'GET', url: path });
+    expect(shown.statusCode).toBe(200);
+    expect(shown.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(shown.body).toContain('Ada &lt;b&gt;');
+    expect(shown.body).toContain('125.50 EUR');
+    expect(shown.body).toContain('id="claim"');
+
+    const malformed = await form(path, 'not an address');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toContain('id="problem"');
+    const self = await form(path, inviter.umaAddress);
+    expect(self.statusCode).toBe(400);
+    expect(self.body).toContain('cannot claim its own invitation');
+
+    const claimed = await form(path, '$dora@other-wallet.example');
+    expect(claimed.statusCode, claimed.body).toBe(200);
+    expect(claimed.body).toContain('$dora@other-wallet.example');
+    expect((await t.api<Invitation>(p, 'GET', `/invitations/${created.code}`)).body).toMatchObject({ status: 'CLAIMED', inviteeUma: '$dora@other-wallet.example' });
+    expect(await claimedEvents(created.code)).toHaveLength(1);
+
+    const after = await t.app.inject({ method: 'GET', url: path });
+    expect(after.body).toContain('has been claimed');
+    expect(after.body).not.toContain('id="claim"');
+    expect((await form(path, '$eve@other-wallet.example')).statusCode).toBe(400);
+  });
+
+  it('answers 404 for a code that names nothing', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/hosted/invitations/zzzzzzzzzzzz' })).statusCode).toBe(404);
+    expect((await form('/hosted/invitations/zzzzzzzzzzzz', '$x@y.example')).statusCode).toBe(404);
+  });
+});
+
 describe('the claim URL setting', () => {
   it('MONETA_INVITATIONS_URL is an http(s) URL holding {code}; anything else stops the start', () => {
     expect(readInvitationSettings({})).toEqual({ urlTemplate: undefined });

@@ -183,6 +183,12 @@ export function createInvitationService(deps: {
       return view(cancelled, uow.now);
     },
 
+    /** The platform an invitation belongs to, by its code alone (for its public page). */
+    async platformOf(code: string): Promise<PlatformId | undefined> {
+      const row = await db.selectFrom('uma_invitations').select('platform_id').where('code', '=', code.toLowerCase()).executeTakeFirst();
+      return row?.platform_id;
+    },
+
     /** An invitation by its code alone, for its public page (the code is the key); undefined when there is none. */
     async byCode(code: string, now: (platformId: PlatformId) => Promise<Date>): Promise<InvitationView | undefined> {
       const row = await db.selectFrom('uma_invitations').selectAll().where('code', '=', code.toLowerCase()).executeTakeFirst();
