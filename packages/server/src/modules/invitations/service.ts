@@ -112,8 +112,8 @@ export function createInvitationService(deps: {
       if (!inviter) throw inviterNotACustomer(input.inviterUma);
       // The amount is in the inviter's currency: the first it holds (USD for a customer that named none).
       const currency = input.amountToSend !== undefined ? (inviter.currencies[0] ?? 'USD') : null;
-      for (;;) {
-        // 60 random bits: a collision is all but impossible, and is simply drawn again.
+      // 60 random bits: a collision is all but impossible, and is simply drawn again.
+      for (let attempt = 0; attempt < 5; attempt++) {
         const row = await uow.tx
           .insertInto('uma_invitations')
           .values({
@@ -134,6 +134,7 @@ export function createInvitationService(deps: {
           .executeTakeFirst();
         if (row) return view(row, uow.now);
       }
+      throw new Error('five invitation codes in a row were taken: the random source is broken');
     },
 
     async get(scope: Scope, code: string): Promise<InvitationView> {
