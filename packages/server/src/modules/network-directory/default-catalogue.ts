@@ -1,8 +1,9 @@
 /**
  * The directory a fresh instance answers with: receiving institutions for each corridor Moneta pays
  * out on (the external account types of modules/external-accounts: USD, MXN, EUR, GBP, CAD, INR, NGN,
- * BRL), and no UMA provider but the sandbox's own counterparty. An operator replaces either list with
- * a JSON file of the same shape (MONETA_DISCOVERIES_FILE, MONETA_UMA_PROVIDERS_FILE).
+ * BRL). UMA providers have no default list here: production starts with none, and the sandbox with its
+ * own counterparty (index.ts). An operator replaces either list with a JSON file of the same shape
+ * (MONETA_DISCOVERIES_FILE, MONETA_UMA_PROVIDERS_FILE).
  *
  * `bankName` is what a client passes as `accountInfo.bankName` when it registers an external account.
  */
@@ -84,12 +85,4 @@ export const DEFAULT_DISCOVERIES: readonly DiscoveryEntry[] = [
   br('Bradesco', 'Banco Bradesco'),
   br('Caixa Econômica Federal'),
   br('Nubank', 'Nu Pagamentos (Nubank)'),
-];
-
-/**
- * The sandbox's counterparty provider: the reference's test addresses (`$success.usd@sandbox.uma.money`
- * and the rest) are at its domain. Production starts with no provider until the operator lists some.
- */
-export const SANDBOX_UMA_PROVIDERS: readonly UmaProviderEntry[] = [
-  { name: 'UMA Sandbox', domain: 'sandbox.uma.money', supportedRegions: ['US', 'MX', 'GB', 'NG', 'IN', 'BR'], supportedCurrencies: ['USD', 'MXN', 'EUR', 'GBP', 'NGN', 'INR', 'BRL', 'BTC'], allowListed: true },
 ];

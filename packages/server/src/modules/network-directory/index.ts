@@ -1,5 +1,5 @@
 import { defineModule } from '../../contract/module.js';
-import { DEFAULT_DISCOVERIES, SANDBOX_UMA_PROVIDERS } from './default-catalogue.js';
+import { DEFAULT_DISCOVERIES, type UmaProviderEntry } from './default-catalogue.js';
 import { networkDirectoryRoutes } from './routes.js';
 import { createNetworkDirectoryService, type NetworkDirectoryService } from './service.js';
 import { readDirectorySettings } from './settings.js';
@@ -9,6 +9,14 @@ declare module '../../contract/module.js' {
     networkDirectory: NetworkDirectoryService;
   }
 }
+
+/**
+ * The sandbox's counterparty provider: the reference's test addresses (`$success.usd@sandbox.uma.money`
+ * and the rest) are at its domain. Production starts with no provider until the operator lists some.
+ */
+const SANDBOX_UMA_PROVIDERS: readonly UmaProviderEntry[] = [
+  { name: 'UMA Sandbox', domain: 'sandbox.uma.money', supportedRegions: ['US', 'MX', 'GB', 'NG', 'IN', 'BR'], supportedCurrencies: ['USD', 'MXN', 'EUR', 'GBP', 'NGN', 'INR', 'BRL', 'BTC'], allowListed: true },
+];
 
 /** The payment network's directory: receiving institutions per corridor, and counterparty UMA providers. */
 export default defineModule({
