@@ -101,7 +101,7 @@ export function fillPath(t: TestApp, route: RouteEntry, ids: Ids, fixtureHint = 
 }
 
 /** Well-formed values of the path parameters that are not ids (keyed by parameter name), naming nothing. */
-const UNKNOWN_VALUES: Record<string, string> = { code: 'ZZZZ-ZZZZ-ZZZZ' };
+const UNKNOWN_VALUES: Record<string, string> = { code: 'ZZZZ-ZZZZ-ZZZZ', invitationCode: 'zzzzzzzzzzzz' };
 
 /** A well-formed id of the given type that names nothing. */
 export function unknownId(idType: string): string {

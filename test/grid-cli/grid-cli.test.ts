@@ -169,13 +169,6 @@ async function advance(seconds: number): Promise<void> {
 const NOT_SERVED: { command: string; reason: string; args: () => (string | undefined)[] }[] = [
   { command: 'receiver lookup-uma', reason: 'the UMA payment network is a later issue', args: () => ['receiver', 'lookup-uma', '$alice@uma.example', '--customer-id', s.customer] },
   { command: 'sandbox receive', reason: 'the UMA payment network is a later issue (simulated incoming UMA payments)', args: () => ['sandbox', 'receive', '--sender-uma', '$bob@uma.example', '--amount', '1000', '--currency', 'USD', '--customer-id', s.customer] },
-  { command: 'discoveries', reason: 'receiving-institution discovery belongs to the payment network, a later issue', args: () => ['discoveries', '--country', 'MX', '--currency', 'MXN'] },
-  { command: 'uma-providers', reason: 'UMA counterparty providers belong to the payment network, a later issue', args: () => ['uma-providers', '--country-code', 'MX'] },
-  {
-    command: 'crypto estimate-fee',
-    reason: 'crypto withdrawals belong to the payment network, a later issue',
-    args: () => ['crypto', 'estimate-fee', '--internal-account-id', s.usdAccount, '--currency', 'USDC', '--crypto-network', 'SOLANA', '--amount', '1000', '--destination-address', '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV'],
-  },
 ];
 /** `quotes create` to a UMA address: the command is served (tested above), this destination is not yet. */
 const UMA_QUOTE = { reason: 'paying a UMA address needs the payment network, a later issue' };
@@ -393,6 +386,36 @@ describe('the reference CLI against Moneta', () => {
       expect(rates.data.length).toBeGreaterThanOrEqual(1);
       expect(rates.data[0]).toMatchObject({ sourceCurrency: { code: 'USD' }, destinationCurrency: { code: 'MXN' }, sendingAmount: 10_000 });
       expect(rates.data[0]!.receivingAmount).toBeGreaterThan(0);
+    });
+    it('discoveries: the receiving institutions of a corridor, whose bankName an external account takes', async () => {
+      const banks = await ok(['discoveries', '--country', 'MX', '--currency', 'MXN']);
+      expect(banks.data.length).toBeGreaterThanOrEqual(1);
+      expect(banks.data.map((b: Record<string, unknown>) => [b.country, b.currency]).every(([country, currency]) => country === 'MX' && currency === 'MXN')).toBe(true);
+      const bankName = banks.data[0]!.bankName as string;
+      const account = await ok([
+        'accounts', 'external', 'create', '--customer-id', s.customer, '--currency', 'MXN', '--account-type', 'MXN_ACCOUNT',
+        '--clabe', clabeEndingWith('219'), '--bank-name', bankName,
+        '--beneficiary-type', 'INDIVIDUAL', '--beneficiary-name', 'María Receptora', '--beneficiary-birth-date', '1988-03-04', '--beneficiary-nationality', 'MX',
+        '--beneficiary-address-line1', 'Av. Reforma 1', '--beneficiary-address-city', 'CDMX', '--beneficiary-address-postal', '06600', '--beneficiary-address-country', 'MX',
+      ]);
+      expect(account).toMatchObject({ currency: 'MXN', accountInfo: { bankName } });
+    });
+    it('uma-providers: the sandbox counterparty, on the allowlist', async () => {
+      const providers = await ok(['uma-providers', '--country-code', 'MX']);
+      expect(providers.data.map((p: Data) => p.domain)).toEqual(['sandbox.uma.money']);
+      expect(providers.data[0]).toMatchObject({ allowListStatus: true });
+      expect((await ok(['uma-providers', '--country-code', 'JP', '--has-blocked-providers', '--limit', '5', '--sort', 'asc'])).data).toEqual([]);
+    });
+    it('crypto estimate-fee: a USDC withdrawal on Solana, netAmount + totalFee = amount', async () => {
+      const holder = await t.api<{ id: string }>(t.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Uma Usdc', currencies: ['USDC'] });
+      const usdc = (await ok(['accounts', 'internal', 'list', '--customer-id', holder.body.id, '--currency', 'USDC'])).data[0]!.id;
+      const fee = await ok(['crypto', 'estimate-fee', '--internal-account-id', usdc, '--currency', 'USDC', '--crypto-network', 'SOLANA', '--amount', '1000000', '--destination-address', '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV']);
+      expect(fee).toMatchObject({ networkFeeAsset: 'SOL' });
+      expect((fee.netAmount as number) + (fee.totalFee as number)).toBe(1_000_000);
+      // From the USD account it is refused: that account holds no USDC.
+      const refused = await grid(['crypto', 'estimate-fee', '--internal-account-id', s.usdAccount, '--currency', 'USDC', '--crypto-network', 'SOLANA', '--amount', '1000', '--destination-address', '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV']);
+      expect(refused.exchanges.map((e) => e.status)).toEqual([400]);
+      expect(refused.out.error?.code).toBe('INVALID_CURRENCY');
     });
     it('quotes create (from the funded account to the CLABE)', async () => {
       const quote = await ok(['quotes', 'create', '--source-account', s.usdAccount, '--dest-account', s.mxnExternal, '--amount', '10000', '--lock-side', 'SENDING', '--description', 'CLI payout', '--purpose-of-payment', 'GIFT']);

@@ -294,6 +294,20 @@ export const EVENT_RECIPES = {
 
   'BULK_UPLOAD.COMPLETED': bulkUpload('one valid individual row', (tag) => `$${tag}@example.com,${tag},INDIVIDUAL,Trigger Bulk Person,1990-01-15,1 Main St,Seattle,WA,98101,US,${tag}@example.com`),
   'BULK_UPLOAD.FAILED': bulkUpload('one row no customer can be made of (a birth date of month 13)', (tag) => `$${tag}@example.com,${tag},INDIVIDUAL,Trigger Bulk Person,1990-13-45,1 Main St,Seattle,WA,98101,US,${tag}@example.com`),
+  'INVITATION.CLAIMED': {
+    creates: 'a customer (or --customer) inviting by UMA invitation, then the invitation claimed by an address at another VASP',
+    options: CUSTOMER,
+    async run(f) {
+      const customerId = f.options.customer ?? (await f.newPerson('Trigger Inviter'));
+      const customer = (await f.call<{ umaAddress: string }>('GET', `/customers/${customerId}`)).body;
+      const invitation = await f.post<{ code: string }>('/invitations', { inviterUma: customer.umaAddress });
+      f.note(`created invitation ${invitation.code}`);
+      await f.post(`/invitations/${invitation.code}/claim`, { inviteeUma: `$friend.${Date.now().toString(36)}@vasp.example` });
+      f.note(`claimed invitation ${invitation.code}`);
+      // The webhook's data is the invitation, which has a code and no id.
+      return undefined;
+    },
+  },
   'AGENT.REVOKED': {
     creates: 'an APPROVED customer (or --customer) and an agent for it, then the agent deleted',
     options: CUSTOMER,

@@ -24,6 +24,9 @@ import verifications from './verifications/index.js';
 import sca from './sca/index.js';
 import requestLogs from './request-logs/index.js';
 import bulkCustomers from './bulk-customers/index.js';
+import invitations from './invitations/index.js';
+import networkDirectory from './network-directory/index.js';
+import cryptoWithdrawals from './crypto-withdrawals/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -58,4 +61,7 @@ export const modules: readonly ModuleDefinition[] = [
   sca,
   requestLogs,
   bulkCustomers,
+  invitations,
+  networkDirectory,
+  cryptoWithdrawals,
 ];

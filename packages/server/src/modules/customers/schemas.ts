@@ -103,11 +103,15 @@ export const EndUserTerms = Type.Object({
   url: Type.String({ format: 'uri', description: 'Where this version is hosted' }),
 });
 
+/** A UMA address as customers hold it (`$alice@pay.example.com`); invitations take the same form. */
+export const UMA_ADDRESS_PATTERN = '^\\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,190}$';
+const UmaAddress = Type.String({ pattern: UMA_ADDRESS_PATTERN });
+
 const sharedProperties = {
   currencies: Type.Optional(Type.Array(CurrencyCode, { uniqueItems: true, maxItems: 20 })),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
   phoneNumber: Type.Optional(E164),
-  umaAddress: Type.Optional(Type.String({ pattern: '^\\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,190}$' })),
+  umaAddress: Type.Optional(UmaAddress),
   endUserTermsConsent: Type.Optional(EndUserTermsConsentRequest),
 };
 
