@@ -2,9 +2,9 @@ import { defineError } from '../../core/errors.js';
 
 export const providerAccountNotFound = defineError(
   { status: 404, code: 'STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND', description: 'No stablecoin provider account link of this platform has the id (or, when none was named, the platform has linked none)' },
-  (stablecoinProviderAccountId?: string) => ({
-    message: stablecoinProviderAccountId ? 'Stablecoin provider account link not found' : 'This platform has no stablecoin provider account link; link one with POST /stablecoin-provider-accounts',
-    ...(stablecoinProviderAccountId ? { details: { stablecoinProviderAccountId } } : {}),
+  (named: boolean) => ({
+    // The same answer for another platform's link as for an id that names nothing: no id is echoed.
+    message: named ? 'Stablecoin provider account link not found' : 'This platform has no stablecoin provider account link; link one with POST /stablecoin-provider-accounts',
   }),
 );
 

@@ -71,7 +71,7 @@ export function createProviderAccountLinks({ db, sealer, issuer }: { db: Db; sea
     let query = executor.selectFrom('stablecoin_provider_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id);
     if (lock) query = query.forUpdate();
     const row = await query.executeTakeFirst();
-    if (!row) throw providerAccountNotFound(id);
+    if (!row) throw providerAccountNotFound(true);
     return row;
   }
 
@@ -168,7 +168,7 @@ export function createProviderAccountLinks({ db, sealer, issuer }: { db: Db; sea
     async choose(executor: Executor, platformId: PlatformId, requested: StablecoinProviderAccountId | undefined): Promise<UsableLink> {
       if (requested) return usable(await find(executor, platformId, requested, true));
       const rows = await executor.selectFrom('stablecoin_provider_accounts').selectAll().where('platform_id', '=', platformId).where('provider_environment', '=', environment).orderBy('created_at').execute();
-      if (rows.length === 0) throw providerAccountNotFound();
+      if (rows.length === 0) throw providerAccountNotFound(false);
       const active = rows.filter((r) => r.status === 'ACTIVE');
       if (active.length > 1) {
         throw providerAccountSelectionRequired(
@@ -184,6 +184,18 @@ export function createProviderAccountLinks({ db, sealer, issuer }: { db: Db; sea
     async credentials(executor: Executor, platformId: PlatformId, id: StablecoinProviderAccountId): Promise<{ credentials: StablecoinCredentials; providerAccountId: string }> {
       const row = await find(executor, platformId, id);
       return { credentials: open(row), providerAccountId: row.provider_account_id };
+    },
+
+    /** After a key rotation (`npm run cli -- reseal`): re-seals, with the current key, every link's credentials sealed with an earlier one. */
+    async reseal(): Promise<number> {
+      let resealed = 0;
+      const rows = await db.selectFrom('stablecoin_provider_accounts').select(['id', 'platform_id', 'credentials_sealed']).execute();
+      for (const row of rows.filter((r) => !sealer.isCurrent(r.credentials_sealed))) {
+        const context = credentialsContext(row.platform_id, row.id);
+        await db.updateTable('stablecoin_provider_accounts').set({ credentials_sealed: sealer.seal(sealer.open(row.credentials_sealed, context), context) }).where('id', '=', row.id).execute();
+        resealed++;
+      }
+      return resealed;
     },
 
     /** The periodic check (recheckLink below). */

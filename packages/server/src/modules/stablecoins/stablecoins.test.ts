@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, createTestApp, errorOf, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { API_PREFIX, loadConfig } from '../../config.js';
@@ -163,6 +164,27 @@ describe('provider account links', () => {
     expect(errorOf(res)).toBe('STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND');
     expect((await t.api<List<Link>>(other, 'GET', '/stablecoin-provider-accounts')).body.data).toEqual([]);
     expect(errorOf(await register(other, { stablecoinProviderAccountId: mine.body.id }))).toBe('STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND');
+  });
+});
+
+describe('key rotation', () => {
+  it('re-seals link credentials with the new key (cli reseal); the link keeps working with only the new key', async () => {
+    const keyA = randomBytes(32);
+    const keyB = randomBytes(32);
+    const before = await createTestApp({}, { encryptionKey: keyA });
+    try {
+      const linked = await before.api<Link>(before.platform, 'POST', '/stablecoin-provider-accounts', { provider: 'BRALE', apiClientId: 'rotating-client', apiClientSecret: 'rotating-secret' });
+      const rotating = await createTestApp({}, { encryptionKey: { current: keyB, previous: [keyA] }, database: before.database });
+      expect(await rotating.container.stablecoins.links.reseal()).toBe(1);
+      expect(await rotating.container.stablecoins.links.reseal()).toBe(0);
+      await rotating.close();
+      const after = await createTestApp({}, { encryptionKey: keyB, database: before.database });
+      const coin = await after.api<Coin>(before.platform, 'POST', '/stablecoins', { providerTokenIdentifier: 'ROT', networkTokenIdentifier: sparkTokenIdentifier(), network: 'SPARK', stablecoinProviderAccountId: linked.body.id });
+      expect(coin.status, coin.text).toBe(201);
+      await after.close();
+    } finally {
+      await before.close();
+    }
   });
 });
 
