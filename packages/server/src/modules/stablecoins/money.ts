@@ -3,7 +3,6 @@ import type { InternalAccountId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { moves, OUTSIDE, type Ledger } from '../../ledger/index.js';
 import { currencyMismatch, currencyOf } from '../../lib/currencies.js';
-import { refuseUnlessReady } from '../customers/errors.js';
 
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
@@ -37,15 +36,16 @@ export type Funding = ReturnType<typeof createFunding>;
  * the fiat value is debited into transit when the mint is created (refused, with nothing done, when
  * the account cannot cover it), leaves for the provider when the mint completes, and comes back to
  * the account when it fails or expires. The operation's row lock and its final status make each of
- * the last two happen at most once, and never both.
+ * the last two happen at most once, and never both. Only the platform's own internal accounts fund a
+ * mint: the platform is the issuer, and a customer's balance is not its to spend.
  */
 export function createFunding({ ledger }: { ledger: Ledger }) {
   return {
     async debit(uow: UnitOfWork, input: { accountId: InternalAccountId; currency: string; amount: bigint; operationId: string }): Promise<InternalAccountId> {
       const account = await ledger.internalAccount(uow.tx, uow.platformId, input.accountId);
-      refuseUnlessReady(account.customer_id, account.holder_status, account.holder_deleted_at);
-      if (account.account_type === 'EMBEDDED_WALLET') {
-        throw invalidInput([{ field: 'fundingSource.accountId', message: "An embedded wallet spends only with its owner's signature; fund the mint from another internal account" }]);
+      // The platform issues the coin, so it pays with its own money: a customer's balance is not the issuer's to spend.
+      if (account.purpose !== 'PLATFORM') {
+        throw invalidInput([{ field: 'fundingSource.accountId', message: "Must be one of the platform's own internal accounts (GET /platform/internal-accounts); a customer's balance cannot fund the platform's mint" }]);
       }
       if (account.currency !== input.currency) throw currencyMismatch(account.currency, input.currency, `The funding account must hold ${input.currency}, the stablecoin's base currency`);
       await ledger.book(uow, { kind: 'STABLECOIN_MINT_DEBIT', description: input.operationId }, moves.debitIntoTransit(input.accountId, input.currency, input.amount));

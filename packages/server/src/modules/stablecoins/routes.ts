@@ -2,7 +2,6 @@ import { notImplemented } from '../../core/errors.js';
 import type { Routes } from '../../http/routes.js';
 import { insufficientFunds, internalAccountNotFound, accountNotActive } from '../../ledger/errors.js';
 import { currencyMismatch } from '../../lib/currencies.js';
-import { SPENDING_REFUSALS } from '../customers/errors.js';
 import { externalAccountNotFound } from '../external-accounts/errors.js';
 import {
   PROVIDER_ACCOUNT_ERRORS,
@@ -90,7 +89,7 @@ export function stablecoinRoutes(r: Routes, { stablecoins }: { stablecoins: Stab
     {
       schema: { tags, summary: 'Create a stablecoin mint operation', params: StablecoinParams, body: MintRequest, response: { 201: StablecoinOperation } },
       status: 201,
-      errors: [...operationErrors, internalAccountNotFound, accountNotActive, insufficientFunds, currencyMismatch, ...SPENDING_REFUSALS],
+      errors: [...operationErrors, internalAccountNotFound, accountNotActive, insufficientFunds, currencyMismatch],
     },
     (uow, req) => stablecoins.mint(uow, req.params.stablecoinId, req.body),
   );

@@ -53,7 +53,7 @@ const link = (who: TestPlatform, overrides: Record<string, unknown> = {}, header
   t.api<Link>(who, 'POST', '/stablecoin-provider-accounts', { provider: 'BRALE', apiClientId: `client-${++clients}`, apiClientSecret: 'brale-secret-value', ...overrides }, headers);
 const register = (who: TestPlatform, body: Record<string, unknown> = {}) =>
   t.api<Coin>(who, 'POST', '/stablecoins', { providerTokenIdentifier: `TK${++tokens}`, networkTokenIdentifier: sparkTokenIdentifier(), network: 'SPARK', ...body });
-const balance = async (accountId: string) => (await t.api<InternalAccount>(p, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount;
+const balance = async (accountId: string, who: TestPlatform = p) => (await t.api<InternalAccount>(who, 'GET', `/internal-accounts/${accountId}`)).body.balance.amount;
 
 async function advance(seconds: number, who: TestPlatform = p) {
   await t.api(who, 'POST', '/sandbox/clock/advance', { seconds });
@@ -83,8 +83,16 @@ async function fundedAccount(amount: number) {
   return account.id;
 }
 
-const mintFromAccount = (coinId: string, walletId: string, accountId: string, amount: string, headers: Record<string, string> = {}) =>
-  t.api<Operation>(p, 'POST', `/stablecoins/${coinId}/mints`, { amount, fundingSource: { type: 'GRID_INTERNAL_ACCOUNT', accountId }, destination: { accountId: walletId } }, headers);
+/** A new platform's own USD internal account, funded with `amount` cents. */
+async function platformAccount(who: TestPlatform, amount: number) {
+  const accounts = await t.api<List<InternalAccount>>(who, 'GET', '/platform/internal-accounts');
+  const usd = accounts.body.data.find((a) => a.balance.currency.code === 'USD')!;
+  if (amount > 0) expect((await t.api(who, 'POST', `/sandbox/internal-accounts/${usd.id}/fund`, { amount })).status).toBe(200);
+  return usd.id;
+}
+
+const mintFromAccount = (who: TestPlatform, coinId: string, walletId: string, accountId: string, amount: string) =>
+  t.api<Operation>(who, 'POST', `/stablecoins/${coinId}/mints`, { amount, fundingSource: { type: 'GRID_INTERNAL_ACCOUNT', accountId }, destination: { accountId: walletId } });
 
 describe('provider account links', () => {
   it('links with verified credentials, never answers the secret and keeps it sealed; a replay with the same key links once', async () => {
@@ -231,32 +239,34 @@ describe('stablecoins', () => {
 });
 
 describe('mints', () => {
-  it('from an internal account: debited into transit at once, sent to the provider when it completes', async () => {
-    const { coinId, walletId } = await issuer(p);
-    const accountId = await fundedAccount(5_000);
-    const res = await mintFromAccount(coinId, walletId, accountId, '12340000');
+  it("from the platform's internal account: debited into transit at once, sent to the provider when it completes", async () => {
+    const who = await t.newPlatform('minting issuer');
+    const { coinId, walletId } = await issuer(who);
+    const accountId = await platformAccount(who, 5_000);
+    const res = await mintFromAccount(who, coinId, walletId, accountId, '12340000');
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ operationType: 'MINT', status: 'PROCESSING', amount: '12340000', source: { type: 'GRID_INTERNAL_ACCOUNT', accountId }, destination: { accountId: walletId } });
-    expect(await balance(accountId)).toBe(5_000 - 1_234);
-    await advance(3);
-    const done = await t.api<Operation>(p, 'GET', `/stablecoin-operations/${res.body.id}`);
+    expect(await balance(accountId, who)).toBe(5_000 - 1_234);
+    await advance(3, who);
+    const done = await t.api<Operation>(who, 'GET', `/stablecoin-operations/${res.body.id}`);
     expect(done.body.status).toBe('COMPLETED');
-    expect(await balance(accountId)).toBe(5_000 - 1_234);
+    expect(await balance(accountId, who)).toBe(5_000 - 1_234);
     const entries = await t.database.db.selectFrom('ledger_entries').select('kind').where('description', '=', res.body.id).execute();
     expect(entries.map((e) => e.kind).sort()).toEqual(['STABLECOIN_MINT_DEBIT', 'STABLECOIN_MINT_SETTLED']);
     expect(await reconcile(t.database.db)).toEqual([]);
   });
 
   it('a failed mint is refunded exactly once, however often its job runs', async () => {
-    const { coinId, walletId } = await issuer(p);
-    const accountId = await fundedAccount(5_000);
-    const res = await mintFromAccount(coinId, walletId, accountId, '10020000');
+    const who = await t.newPlatform('failing issuer');
+    const { coinId, walletId } = await issuer(who);
+    const accountId = await platformAccount(who, 5_000);
+    const res = await mintFromAccount(who, coinId, walletId, accountId, '10020000');
     expect(res.status).toBe(201);
-    expect(await balance(accountId)).toBe(3_998);
-    await advance(3);
-    const failed = await t.api<Operation>(p, 'GET', `/stablecoin-operations/${res.body.id}`);
+    expect(await balance(accountId, who)).toBe(3_998);
+    await advance(3, who);
+    const failed = await t.api<Operation>(who, 'GET', `/stablecoin-operations/${res.body.id}`);
     expect(failed.body).toMatchObject({ status: 'FAILED', failureReason: 'PROVIDER_TRANSFER_FAILED' });
-    expect(await balance(accountId)).toBe(5_000);
+    expect(await balance(accountId, who)).toBe(5_000);
     // The job again (a worker that crashed after committing, say): nothing more moves.
     await t.database.db.transaction().execute(async (tx) => {
       const row = await tx.selectFrom('stablecoin_operations').select(['platform_id']).where('id', '=', res.body.id as never).executeTakeFirstOrThrow();
@@ -265,21 +275,22 @@ describe('mints', () => {
       await t.container.stablecoins.poll(uow, { stablecoinOperationId: res.body.id });
       await complete();
     });
-    expect(await balance(accountId)).toBe(5_000);
+    expect(await balance(accountId, who)).toBe(5_000);
     const refunds = await t.database.db.selectFrom('ledger_entries').select('kind').where('description', '=', res.body.id).where('kind', '=', 'STABLECOIN_MINT_REFUND').execute();
     expect(refunds).toHaveLength(1);
     expect(await reconcile(t.database.db)).toEqual([]);
   });
 
   it('20 concurrent mints on an account that covers 7: exactly 7 are taken, none overspends', async () => {
-    const { coinId, walletId } = await issuer(p);
-    const accountId = await fundedAccount(7_000);
-    const results = await Promise.all(Array.from({ length: 20 }, () => mintFromAccount(coinId, walletId, accountId, '10000000')));
+    const who = await t.newPlatform('busy issuer');
+    const { coinId, walletId } = await issuer(who);
+    const accountId = await platformAccount(who, 7_000);
+    const results = await Promise.all(Array.from({ length: 20 }, () => mintFromAccount(who, coinId, walletId, accountId, '10000000')));
     const taken = results.filter((r) => r.status === 201);
     const refused = results.filter((r) => r.status !== 201);
     expect(taken).toHaveLength(7);
     expect(refused.map(errorOf)).toEqual(Array(13).fill('INVALID_AMOUNT INSUFFICIENT_FUNDS'));
-    expect(await balance(accountId)).toBe(0);
+    expect(await balance(accountId, who)).toBe(0);
     expect(await t.database.db.selectFrom('stablecoin_operations').select('id').where('debited_account_id', '=', accountId as never).execute()).toHaveLength(7);
     expect(await reconcile(t.database.db)).toEqual([]);
   });
@@ -328,8 +339,12 @@ describe('mints', () => {
     const unavailable = await t.api(p, 'POST', `/stablecoins/${coinId}/mints`, { amount: '10050000', fundingSource: { type: 'WIRE' }, destination: { accountId: walletId } });
     expect(unavailable.status).toBe(503);
     expect(errorOf(unavailable)).toBe('SERVICE_UNAVAILABLE STABLECOIN_PROVIDER_UNAVAILABLE');
-    const accountId = await fundedAccount(100);
-    const short = await mintFromAccount(coinId, walletId, accountId, '10050000');
+    const customers = await fundedAccount(100_000);
+    const notTheIssuers = await mintFromAccount(p, coinId, walletId, customers, '1000000');
+    expect(errorOf(notTheIssuers)).toBe('INVALID_INPUT');
+    expect((notTheIssuers.body as unknown as ApiError).details!.errors!.map((e) => e.field)).toEqual(['fundingSource.accountId']);
+    expect(await balance(customers)).toBe(100_000);
+    const short = await mintFromAccount(p, coinId, walletId, await platformAccount(p, 0), '10000000000');
     expect(errorOf(short)).toBe('INVALID_AMOUNT INSUFFICIENT_FUNDS');
     expect((await t.api<List<Operation>>(p, 'GET', `/stablecoins/${coinId}/operations`)).body.data).toEqual([]);
   });
