@@ -46962,10 +46962,7 @@ export interface paths {
                         };
                     };
                 };
-                /**
-                 * @description - `FORBIDDEN`: The API token lacks the permission this request needs
-                 *     - `USER_NOT_READY`: The customer whose money would move has not passed verification (kycStatus or kybStatus is not APPROVED)
-                 */
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -46973,7 +46970,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "FORBIDDEN" | "USER_NOT_READY";
+                            code: "FORBIDDEN";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -47066,36 +47063,6 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
-                        };
-                    };
-                };
-                /** @description - `CUSTOMER_DELETED`: The customer was deleted */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "CUSTOMER_DELETED";
-                            details?: {
-                                errors?: {
-                                    constraint?: {
-                                        enum?: string[];
-                                        format?: string;
-                                        maxLength?: number;
-                                        minLength?: number;
-                                        pattern?: string;
-                                    };
-                                    field: string;
-                                    message?: string;
-                                }[];
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            message: string;
-                            /** @enum {integer} */
-                            status: 410;
                         };
                     };
                 };
