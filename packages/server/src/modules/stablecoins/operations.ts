@@ -176,9 +176,11 @@ export function createOperations({ db, issuer, links, externalAccounts, funding,
   }
 
   /** A fiat bank account in the coin's base currency, usable now; a field problem otherwise. */
-  async function bankAccount(uow: UnitOfWork, id: string, field: string, currency: string): Promise<FieldError | undefined> {
+  async function bankAccount(uow: UnitOfWork, id: string, field: string, currency: string, platformOwned = false): Promise<FieldError | undefined> {
     const row = await external(uow, id);
     if (row.currency !== currency || row.account_type.endsWith('_WALLET')) return { field, message: `Must be a bank account in ${currency}` };
+    // The issuer pays for its mint: the account debited is the platform's own, not a customer's.
+    if (platformOwned && row.customer_id !== null) return { field, message: "Must be one of the platform's own external accounts (POST /platform/external-accounts)" };
     if (row.status !== 'ACTIVE') return { field, message: `The external account is ${row.status}` };
     return undefined;
   }
@@ -198,7 +200,7 @@ export function createOperations({ db, issuer, links, externalAccounts, funding,
       else if (destination.status !== 'ACTIVE') problems.push({ field: 'destination.accountId', message: `The external account is ${destination.status}` });
       const source = input.fundingSource;
       if (source.externalAccountId) {
-        const problem = await bankAccount(uow, source.externalAccountId, 'fundingSource.externalAccountId', coin.base_currency);
+        const problem = await bankAccount(uow, source.externalAccountId, 'fundingSource.externalAccountId', coin.base_currency, true);
         if (problem) problems.push(problem);
       }
       if (problems.length > 0) throw invalidInput(problems);

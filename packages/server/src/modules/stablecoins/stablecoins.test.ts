@@ -339,6 +339,15 @@ describe('mints', () => {
     const unavailable = await t.api(p, 'POST', `/stablecoins/${coinId}/mints`, { amount: '10050000', fundingSource: { type: 'WIRE' }, destination: { accountId: walletId } });
     expect(unavailable.status).toBe(503);
     expect(errorOf(unavailable)).toBe('SERVICE_UNAVAILABLE STABLECOIN_PROVIDER_UNAVAILABLE');
+    const customer = await t.api<Customer>(p, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Cora Customer', currencies: ['USD'] });
+    const customerBank = await t.api<{ id: string }>(p, 'POST', '/customers/external-accounts', {
+      customerId: customer.body.id,
+      currency: 'USD',
+      accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: `7800${String(++clients).padStart(6, '0')}`, bankName: 'Cora Bank', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Cora Customer', address: { line1: '1 Main St', postalCode: '98101', country: 'US' } } },
+    });
+    expect(customerBank.status, customerBank.text).toBe(201);
+    const customersBank = await t.api<ApiError>(p, 'POST', `/stablecoins/${coinId}/mints`, { amount: '1000000', fundingSource: { type: 'ACH_DEBIT', externalAccountId: customerBank.body.id }, destination: { accountId: walletId } });
+    expect(customersBank.body.details!.errors!.map((e) => e.field)).toEqual(['fundingSource.externalAccountId']);
     const customers = await fundedAccount(100_000);
     const notTheIssuers = await mintFromAccount(p, coinId, walletId, customers, '1000000');
     expect(errorOf(notTheIssuers)).toBe('INVALID_INPUT');
