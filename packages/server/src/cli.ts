@@ -265,14 +265,15 @@ function buildProgram(): Command {
 
   program
     .command('reseal')
-    .description('After a key rotation: re-seal every secret at rest (card numbers and CVVs, wallet secrets, the bundle-signing key, open OTP target keys, webhook signing keys, stored responses) with MONETA_ENCRYPTION_KEY, opening old ones with MONETA_PREVIOUS_ENCRYPTION_KEYS; afterwards the previous keys can be dropped')
+    .description('After a key rotation: re-seal every secret at rest (card numbers and CVVs, wallet secrets, the bundle-signing key, open OTP target keys, stablecoin provider credentials, webhook signing keys, stored responses) with MONETA_ENCRYPTION_KEY, opening old ones with MONETA_PREVIOUS_ENCRYPTION_KEYS; afterwards the previous keys can be dropped')
     .action(() =>
       withSession(async ({ database, services }) => {
         const { resealInfrastructure } = await import('./db/reseal.js');
         const cards = await services.cards.resealCardData((done) => process.stderr.write(`moneta: re-sealed ${done} cards\n`));
         const { resealWalletData } = await import('./modules/wallets/reseal.js');
         const wallets = await resealWalletData(database.db, services.sealer, services.wallets, new Date());
-        return { cards, ...wallets, ...(await resealInfrastructure(database.db, services.sealer)) };
+        const stablecoinProviderAccounts = await services.stablecoins.links.reseal();
+        return { cards, ...wallets, stablecoinProviderAccounts, ...(await resealInfrastructure(database.db, services.sealer)) };
       }),
     );
 

@@ -27,6 +27,7 @@ import bulkCustomers from './bulk-customers/index.js';
 import invitations from './invitations/index.js';
 import networkDirectory from './network-directory/index.js';
 import cryptoWithdrawals from './crypto-withdrawals/index.js';
+import stablecoins from './stablecoins/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -64,4 +65,5 @@ export const modules: readonly ModuleDefinition[] = [
   invitations,
   networkDirectory,
   cryptoWithdrawals,
+  stablecoins,
 ];

@@ -8,6 +8,8 @@ import { sandboxCardIssuer } from '../sandbox/card-issuer.js';
 import { sandboxOidcTrust } from '../sandbox/oidc-trust.js';
 import { sandboxOtpIssuer } from '../sandbox/otp-issuer.js';
 import { sandboxSignatureVerifier } from '../sandbox/signature-verifier.js';
+import { sandboxStablecoinIssuer } from '../sandbox/stablecoin-issuer.js';
+import { unconfiguredStablecoinIssuer, type StablecoinIssuer } from './stablecoin-issuer.js';
 import { unconfiguredCardIssuer, type CardIssuer } from './card-issuer.js';
 import { unconfiguredFundingRail, type FundingRail } from './funding-rail.js';
 import { manualReviewProvider, type KycProvider } from './kyc-provider.js';
@@ -33,6 +35,8 @@ export interface Providers {
   rates: RateSource;
   kyc: KycProvider;
   cardIssuer: CardIssuer;
+  /** The stablecoin issuance provider (Brale in the reference): provider account links, tokens, mints and burns. */
+  stablecoins: StablecoinIssuer;
   messenger: Messenger;
   /** Signatures that verify without a key (the sandbox's stand-ins; none in production). */
   signatures: SignatureVerifier;
@@ -58,6 +62,7 @@ export function createProviders(config: Config): Providers {
     rates,
     kyc: sandbox ? sandboxKycProvider : manualReviewProvider,
     cardIssuer: sandbox ? sandboxCardIssuer : unconfiguredCardIssuer,
+    stablecoins: sandbox ? sandboxStablecoinIssuer : unconfiguredStablecoinIssuer,
     messenger: createMessenger({ mode: config.mode, outbound, smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, smsUrl: config.smsUrl, smsToken: config.smsToken }),
     signatures: sandbox ? sandboxSignatureVerifier : keyOnlySignatureVerifier,
     otp: sandbox ? sandboxOtpIssuer : randomOtpIssuer,

@@ -74,7 +74,7 @@ function digits(count: number): string {
 }
 
 /** A regtest Spark address: bech32m of the protobuf field carrying a fresh 33-byte identity key. */
-function sparkAddress(): string {
+export function sparkAddress(): string {
   const key = createECDH('secp256k1');
   key.generateKeys();
   const payload = Buffer.concat([Buffer.from([0x0a, 0x21]), key.getPublicKey(undefined, 'compressed')]);
