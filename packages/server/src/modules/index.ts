@@ -22,6 +22,7 @@ import beneficialOwners from './beneficial-owners/index.js';
 import documents from './documents/index.js';
 import verifications from './verifications/index.js';
 import sca from './sca/index.js';
+import uma from './uma/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -54,4 +55,5 @@ export const modules: readonly ModuleDefinition[] = [
   documents,
   verifications,
   sca,
+  uma,
 ];

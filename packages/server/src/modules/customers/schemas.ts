@@ -107,7 +107,7 @@ const sharedProperties = {
   currencies: Type.Optional(Type.Array(CurrencyCode, { uniqueItems: true, maxItems: 20 })),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
   phoneNumber: Type.Optional(E164),
-  umaAddress: Type.Optional(Type.String({ pattern: '^\\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,190}$' })),
+  umaAddress: Type.Optional(Type.String({ pattern: '^\\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,190}(:[0-9]{1,5})?$' })),
   endUserTermsConsent: Type.Optional(EndUserTermsConsentRequest),
 };
 
