@@ -1,4 +1,4 @@
-import { Currency as UmaCurrency, getLnurlpResponse, getPayReqResponse, isVersionSupported, KycStatus, parseLnurlpRequest, PayRequest, verifyPayReqSignature, verifyUmaLnurlpQuerySignature, getVaspDomainFromUmaAddress } from '@uma-sdk/core';
+import { Currency as UmaCurrency, getLnurlpResponse, getPayReqResponse, isVersionSupported, KycStatus, parseLnurlpRequest, PayRequest, verifyPayReqSignature, verifyUmaLnurlpQuerySignature } from '@uma-sdk/core';
 import { newId, type CustomerId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
 import { DomainError } from '../../core/errors.js';
 import { runUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
@@ -57,6 +57,8 @@ export function createUmaReceiver(deps: ReceiverDeps) {
   const { db } = deps;
 
   async function platformFor(host: string): Promise<PlatformId | undefined> {
+    const signing = deps.keys.platformSigningAs(host);
+    if (signing) return signing;
     const ids = await deps.platforms.platformsByUmaDomain(db, host.toLowerCase());
     return ids.length === 1 ? ids[0] : undefined;
   }
@@ -95,7 +97,7 @@ export function createUmaReceiver(deps: ReceiverDeps) {
     async publicKeys(host: string): Promise<PeerReply> {
       const platformId = await platformFor(host);
       if (!platformId) return refuse(404, 'UMA_NOT_FOUND', 'This host is no UMA domain here');
-      return { status: 200, body: JSON.parse(await deps.keys.published(platformId, await deps.clock.now(platformId))) as unknown };
+      return { status: 200, body: JSON.parse(await deps.keys.published(platformId, new Date())) as unknown };
     },
 
     /** GET /.well-known/lnurlp/$user: the sender's signed query checked, answered signed. */
@@ -156,7 +158,7 @@ export function createUmaReceiver(deps: ReceiverDeps) {
       if (!customer) return refuse(404, 'UMA_NOT_FOUND', 'No receiver has this address');
       let senderDomain: string;
       try {
-        senderDomain = getVaspDomainFromUmaAddress(payer);
+        senderDomain = parseUmaAddress(payer).domain;
         const keys = await deps.peers.keys(senderDomain);
         await deps.peers.freshAndNew(db, platformId, senderDomain, 'pay request', compliance.signatureNonce, compliance.signatureTimestamp);
         if (!(await verifyPayReqSignature(request, keys, checkedNonces).catch(() => false))) return refuse(400, 'SENDER_NOT_ACCEPTED', 'The pay request is not signed by the keys the sending VASP publishes');

@@ -75,6 +75,13 @@ function peerError(answer: PeerAnswer): { code?: string; reason: string; support
   }
 }
 
+/** The platform's UMA domain, remembered as the one it signs as (the peer will ask for its keys). */
+async function ownDomain(deps: Pick<SenderDeps, 'platforms' | 'keys'>, executor: Executor, platformId: PlatformId): Promise<string> {
+  const domain = await deps.platforms.umaDomain(executor, platformId);
+  deps.keys.signsAs(domain, platformId);
+  return domain;
+}
+
 /** The answer of a peer that refused: 404 is no such receiver, 412 another UMA version, SENDER_NOT_ACCEPTED its rules. */
 function refusal(answer: PeerAnswer, receiver: UmaAddress, failed: (domain: string, why: string) => Error): Error {
   const error = peerError(answer);
@@ -104,7 +111,8 @@ export function createUmaSender(deps: SenderDeps) {
   /** The signed LNURL-p exchange with the receiver's VASP, checked; nothing is stored. */
   async function fetchReceiver(executor: Executor, platformId: PlatformId, receiver: UmaAddress, at: Date): Promise<UmaLookupRecord & { receiverKyc?: string }> {
     const own = await deps.keys.keyPair(executor, platformId, at);
-    const url = await getSignedLnurlpRequestUrl({ isSubjectToTravelRule: true, receiverAddress: receiver.address, senderVaspDomain: await deps.platforms.umaDomain(executor, platformId), signingPrivateKey: own.privateKey });
+    const senderVaspDomain = await ownDomain(deps, executor, platformId);
+    const url = await getSignedLnurlpRequestUrl({ isSubjectToTravelRule: true, receiverAddress: receiver.address, senderVaspDomain, signingPrivateKey: own.privateKey });
     let answer: PeerAnswer;
     try {
       answer = await peers.call(url, { method: 'GET' });
@@ -218,6 +226,7 @@ export function createUmaSender(deps: SenderDeps) {
 /** The signed pay request; the receiver answers with its payment reference for exactly this amount. */
 async function payRequest(deps: SenderDeps, uow: UnitOfWork, receiver: UmaAddress, from: Sender, lookup: UmaLookupRecord, currency: string, amount: bigint): Promise<string> {
   const own = await deps.keys.keyPair(uow.tx, uow.platformId, uow.now);
+  await ownDomain(deps, uow.tx, uow.platformId);
   const request = await getPayRequest({
     receiverEncryptionPubKey: Buffer.from(lookup.encryptionPubKey, 'hex'),
     sendingVaspPrivateKey: own.privateKey,
@@ -265,7 +274,7 @@ async function settleOutgoing(deps: SenderDeps, uow: UnitOfWork, quoteId: QuoteI
   if (row.status === 'SETTLED') return 'complete';
   if (row.status === 'REFUSED') return 'fail';
   const own = await deps.keys.keyPair(uow.tx, uow.platformId, uow.now);
-  const message = { paymentReference: row.payment_reference, amount: row.amount_minor.toString(), currency: row.currency, senderDomain: await deps.platforms.umaDomain(uow.tx, uow.platformId), nonce: String(generateNonce()), timestamp: Math.floor(Date.now() / 1000) };
+  const message = { paymentReference: row.payment_reference, amount: row.amount_minor.toString(), currency: row.currency, senderDomain: await ownDomain(deps, uow.tx, uow.platformId), nonce: String(generateNonce()), timestamp: Math.floor(Date.now() / 1000) };
   const signature = await signPayload(settlementPayload(message), own.privateKey);
   const answer = await deps.peers.call(new URL(`${baseUrl(row.receiver_domain)}/.well-known/uma/settle`), { method: 'POST', body: JSON.stringify({ ...message, signature }) });
   if (answer.status >= 500 || answer.status === 202 || answer.status === 429) throw new Error(`the receiving VASP ${row.receiver_domain} answered the settlement ${answer.status}; retrying`);
