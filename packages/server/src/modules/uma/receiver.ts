@@ -1,4 +1,4 @@
-import { Currency as UmaCurrency, getLnurlpResponse, getPayReqResponse, isVersionSupported, KycStatus, parseLnurlpRequest, PayRequest, verifyPayReqSignature, verifyUmaLnurlpQuerySignature } from '@uma-sdk/core';
+import { Currency as UmaCurrency, getLnurlpResponse, getPayReqResponse, isVersionSupported, KycStatus, parseLnurlpRequest, PayRequest, verifyPayReqSignature, verifyUmaLnurlpQuerySignature, UnsupportedVersionError } from '@uma-sdk/core';
 import { newId, type CustomerId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
 import { DomainError } from '../../core/errors.js';
 import { runUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
@@ -107,7 +107,8 @@ export function createUmaReceiver(deps: ReceiverDeps) {
       let query;
       try {
         query = parseLnurlpRequest(new URL(`${baseUrl(host)}${pathAndQuery}`));
-      } catch {
+      } catch (error) {
+        if (error instanceof UnsupportedVersionError) return refuse(412, 'UNSUPPORTED_UMA_VERSION', 'This UMA version is not supported', { supportedMajorVersions: [1] });
         return refuse(400, 'INVALID_REQUEST_FORMAT', 'Not an UMA LNURL-p request');
       }
       if (!query.umaVersion || !query.vaspDomain || !query.signature || !query.nonce || !query.timestamp) return refuse(400, 'MISSING_REQUIRED_UMA_PARAMETERS', 'Not an UMA request');
