@@ -2,7 +2,7 @@ import type { Id } from '../../core/ids.js';
 
 declare module '../../core/ids.js' {
   interface IdPrefixes {
-    /** A UMA lookup kept until a quote uses it (ReceiverUmaLookupResponse.lookupId). */
+    /** A UMA lookup (ReceiverUmaLookupResponse.lookupId): names the receiver and the sender looked up, nothing stored. */
     Lookup: true;
     /** A payment another VASP asked this one to receive (the reference in its pay request response). */
     UmaPayment: true;

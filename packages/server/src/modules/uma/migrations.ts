@@ -15,15 +15,6 @@ export const createUmaTables = {
       signed_at timestamptz NOT NULL,
       PRIMARY KEY (platform_id, vasp_domain, nonce)
     )`.execute(db);
-    await sql`CREATE TABLE uma_lookups (
-      id text PRIMARY KEY,
-      platform_id text NOT NULL REFERENCES platforms(id),
-      customer_id text NOT NULL,
-      receiver_address text NOT NULL,
-      response jsonb NOT NULL,
-      created_at timestamptz NOT NULL,
-      expires_at timestamptz NOT NULL
-    )`.execute(db);
     await sql`CREATE TABLE uma_outgoing (
       quote_id text PRIMARY KEY,
       platform_id text NOT NULL REFERENCES platforms(id),
@@ -54,6 +45,6 @@ export const createUmaTables = {
     await sql`CREATE INDEX uma_incoming_transaction ON uma_incoming (platform_id, transaction_id)`.execute(db);
   },
   async down(db: Kysely<unknown>) {
-    for (const table of ['uma_incoming', 'uma_outgoing', 'uma_lookups', 'uma_nonces', 'uma_keys']) await sql`DROP TABLE ${sql.table(table)}`.execute(db);
+    for (const table of ['uma_incoming', 'uma_outgoing', 'uma_nonces', 'uma_keys']) await sql`DROP TABLE ${sql.table(table)}`.execute(db);
   },
 };

@@ -8,6 +8,7 @@ import { invalidNonce, invalidPubkeyFormat, invalidTimestamp, pubkeyFetchError }
 /** How long a counterparty's request or answer may have been signed before (or after) now. */
 export const SIGNATURE_WINDOW_SECONDS = 300;
 const PEER_TIMEOUT_MS = 5_000;
+const MAX_REMEMBERED = 100_000;
 
 /**
  * Another VASP answered in process: a domain the composition serves without a network (the
@@ -39,8 +40,25 @@ export function createPeers({ outbound, localPeer }: { db: Db; outbound: Outboun
     });
   }
 
+  /** Nonces of answers to our own lookups, seen within the signature window (they expire with it). */
+  const seenAnswers = new Map<string, number>();
+
   return {
     call,
+
+    /**
+     * Like freshAndNew, kept by this process only: for the answers to the lookups it sends itself
+     * (a GET changes nothing stored). An answer replayed to another process of ours would pass
+     * this check, but its signature still names the receiver and its time is still checked.
+     */
+    freshAndNewAnswer(domain: string, what: string, nonce: string, timestampSeconds: number): void {
+      const nowSeconds = Date.now() / 1000;
+      if (!Number.isFinite(timestampSeconds) || Math.abs(nowSeconds - timestampSeconds) > SIGNATURE_WINDOW_SECONDS) throw invalidTimestamp(what, timestampSeconds);
+      if (seenAnswers.size > MAX_REMEMBERED) for (const [key, at] of seenAnswers) if (at < nowSeconds - 2 * SIGNATURE_WINDOW_SECONDS) seenAnswers.delete(key);
+      const key = `${domain}|${nonce}`;
+      if (seenAnswers.has(key)) throw invalidNonce(what);
+      seenAnswers.set(key, timestampSeconds);
+    },
 
     /** The counterparty's published keys (424 COUNTERPARTY_PUBKEY_FETCH_ERROR, 400 INVALID_PUBKEY_FORMAT). */
     async keys(domain: string): Promise<PubKeyResponse> {

@@ -18,7 +18,7 @@ export function umaRoutes(r: Routes, { uma }: { uma: UmaService }): void {
         tags: ['Cross-Currency Transfers'],
         summary: 'Look up a UMA address at its VASP: the currencies it accepts, estimated rates from the sender, limits, payer data it needs',
         description:
-          'The receiver’s VASP is asked over UMA (a signed LNURL-p request; its signed answer is checked against the keys it publishes). Pass customerId or senderUmaAddress (the sender, one of this platform’s customers). The lookupId may be passed to POST /quotes with a UMA_ADDRESS destination within 15 minutes. 404 UMA_NOT_FOUND when the VASP has no such receiver, 424 when it cannot be reached or answers badly, 400 CERT_CHAIN_INVALID, INVALID_NONCE or INVALID_TIMESTAMP when its answer is not properly signed, fresh and new.',
+          'The receiver’s VASP is asked over UMA (a signed LNURL-p request; its signed answer is checked against the keys it publishes). Pass customerId or senderUmaAddress (the sender, one of this platform’s customers). The lookupId may be passed to POST /quotes with a UMA_ADDRESS destination (the quote asks the VASP again; nothing of a lookup is stored). 404 UMA_NOT_FOUND when the VASP has no such receiver, 424 when it cannot be reached or answers badly, 400 CERT_CHAIN_INVALID, INVALID_NONCE or INVALID_TIMESTAMP when its answer is not properly signed, fresh and new.',
         params: UmaLookupParams,
         querystring: UmaLookupQuery,
         response: { 200: ReceiverUmaLookup },

@@ -5,7 +5,7 @@ import { CurrencySchema } from '../accounts/schemas.js';
 
 const UmaAddressString = Type.String({ minLength: 1, maxLength: 260, description: '$user@domain' });
 
-export const UmaLookupParams = Type.Object({ receiverUmaAddress: UmaAddressString });
+export const UmaLookupParams = Type.Object({ receiverUmaAddress: Type.String({ minLength: 1, maxLength: 260, pattern: '^[^/]{1,260}$', description: '$user@domain (a malformed one is 400 INVALID_UMA_ADDRESS)' }) });
 
 export const UmaLookupQuery = Type.Object(
   {
@@ -17,7 +17,7 @@ export const UmaLookupQuery = Type.Object(
 
 export const ReceiverUmaLookup = Type.Object({
   receiverUmaAddress: Type.String(),
-  lookupId: Type.String({ description: 'Lookup:<uuid>; pass it to POST /quotes as lookupId (valid 15 minutes)' }),
+  lookupId: Type.String({ description: 'Lookup:<uuid>; may be passed to POST /quotes as lookupId (the same receiver looked up by the same sender has the same id)' }),
   supportedCurrencies: Type.Array(
     Type.Object({
       currency: CurrencySchema,

@@ -1,7 +1,8 @@
 import { getPayRequest, getSignedLnurlpRequestUrl, isVersionSupported, KycStatus, LnurlpResponse, PayReqResponse, signPayload, verifyPayReqResponseSignature, verifyUmaLnurlpResponseSignature, generateNonce } from '@uma-sdk/core';
-import { newId, type CustomerId, type PlatformId, type QuoteId } from '../../core/ids.js';
+import { type CustomerId, type PlatformId, type QuoteId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { Db, Executor } from '../../db/schema.js';
+import { sha256Hex } from '../../lib/secrets.js';
 import type { RateSource } from '../../fx/rate-source.js';
 import type { Ledger } from '../../ledger/index.js';
 import { firstAccountCurrency } from '../../ledger/queries.js';
@@ -29,10 +30,17 @@ import {
 import type { LookupId } from './ids.js';
 import type { UmaKeys } from './keys.js';
 import { checkedNonces, type PeerAnswer, type Peers } from './peer.js';
-import type { UmaLookupRecord } from './tables.js';
 
-const LOOKUP_TTL_MS = 15 * 60_000;
 const DEFAULT_SENDER_CURRENCY = 'USD';
+
+/** What a receiver's VASP answered to a lookup, checked. */
+export interface UmaLookupRecord {
+  callback: string;
+  umaMajorVersion: number;
+  currencies: { code: string; decimals: number; min: string; max: string }[];
+  payerData: { name: string; mandatory: boolean }[];
+  encryptionPubKey: string;
+}
 
 export interface UmaLookupView {
   receiverUmaAddress: string;
@@ -73,6 +81,15 @@ function peerError(answer: PeerAnswer): { code?: string; reason: string; support
   } catch {
     return { reason: `answered ${answer.status}` };
   }
+}
+
+/**
+ * Lookups are not stored (a GET changes nothing), so the id names what was looked up: the same
+ * receiver looked up by the same sender always has the same id, and a quote recognises it.
+ */
+function lookupIdOf(platformId: PlatformId, customerId: CustomerId, receiverAddress: string): LookupId {
+  const hex = sha256Hex(`uma|${platformId}|${customerId}|${receiverAddress.toLowerCase()}`);
+  return `Lookup:${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}` as LookupId;
 }
 
 /** The platform's UMA domain, remembered as the one it signs as (the peer will ask for its keys). */
@@ -130,7 +147,7 @@ export function createUmaSender(deps: SenderDeps) {
     if (!isVersionSupported(response.umaVersion)) throw noCompatibleUmaVersion(response.umaVersion);
     if (response.compliance.receiverIdentifier !== receiver.address) throw parseLnurlpResponseError('the response names another receiver');
     const keys = await peers.keys(receiver.domain);
-    await peers.freshAndNew(executor, platformId, receiver.domain, 'lookup response', response.compliance.signatureNonce, Number(response.compliance.signatureTimestamp));
+    peers.freshAndNewAnswer(receiver.domain, 'lookup response', response.compliance.signatureNonce, Number(response.compliance.signatureTimestamp));
     if (!(await verifyUmaLnurlpResponseSignature(response, keys, checkedNonces).catch(() => false))) throw certChainInvalid('lookup response');
     return {
       callback: response.callback,
@@ -150,37 +167,26 @@ export function createUmaSender(deps: SenderDeps) {
   }
 
   async function lookup(scope: Scope, address: string, by: { customerId?: CustomerId | undefined; senderUmaAddress?: string | undefined }): Promise<UmaLookupView> {
-    const receiver = parseUmaAddress(address);
+    // The sender first: another platform's customer is 404 whatever the address.
     const from = await sender(db, scope.platformId, by);
+    const receiver = parseUmaAddress(address);
     if (from.umaAddress.toLowerCase() === address.toLowerCase()) throw umaSelfPayment(address);
     const record = await fetchReceiver(db, scope.platformId, receiver, scope.now);
-    const { receiverKyc: _kyc, ...stored } = record;
-    const id = newId('Lookup');
-    await db
-      .insertInto('uma_lookups')
-      .values({ id, platform_id: scope.platformId, customer_id: from.customerId, receiver_address: receiver.address, response: JSON.stringify(stored), created_at: scope.now, expires_at: new Date(scope.now.getTime() + LOOKUP_TTL_MS) })
-      .execute();
     const supportedCurrencies: UmaLookupView['supportedCurrencies'] = [];
-    for (const c of stored.currencies) {
+    for (const c of record.currencies) {
       const currency = findCurrency(c.code);
       if (!currency) continue; // a currency we do not hold cannot be paid in
       supportedCurrencies.push({ currency, estimatedExchangeRate: await estimate(from.currency, c.code, scope.now), min: BigInt(c.min), max: BigInt(c.max) });
     }
-    return { receiverUmaAddress: receiver.address, lookupId: id, supportedCurrencies, requiredPayerDataFields: stored.payerData };
+    return { receiverUmaAddress: receiver.address, lookupId: lookupIdOf(scope.platformId, from.customerId, receiver.address), supportedCurrencies, requiredPayerDataFields: record.payerData };
   }
 
-  /** A lookup of this platform and sender still valid, or a fresh one (a quote without lookupId). */
+  /**
+   * The receiver as its VASP describes it now: a quote asks again rather than trusting an earlier
+   * answer. A lookupId given must be the one a lookup of this receiver by this sender answered.
+   */
   async function lookupFor(uow: UnitOfWork, receiver: UmaAddress, from: Sender, lookupId: string | undefined): Promise<UmaLookupRecord> {
-    if (lookupId !== undefined) {
-      const row = await uow.tx
-        .selectFrom('uma_lookups')
-        .select(['response', 'receiver_address', 'customer_id', 'expires_at'])
-        .where('platform_id', '=', uow.platformId)
-        .where('id', '=', lookupId as LookupId)
-        .executeTakeFirst();
-      if (!row || row.expires_at.getTime() <= uow.now.getTime() || row.receiver_address !== receiver.address || row.customer_id !== from.customerId) throw lookupNotFound(lookupId);
-      return row.response;
-    }
+    if (lookupId !== undefined && lookupId !== lookupIdOf(uow.platformId, from.customerId, receiver.address)) throw lookupNotFound(lookupId);
     const { receiverKyc: _kyc, ...record } = await fetchReceiver(uow.tx, uow.platformId, receiver, uow.now);
     return record;
   }

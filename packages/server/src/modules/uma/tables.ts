@@ -4,8 +4,8 @@
  */
 import type { ColumnType } from 'kysely';
 import type { CustomerId, InternalAccountId, PlatformId, QuoteId, TransactionId } from '../../core/ids.js';
-import type { Json, Timestamp } from '../../db/schema.js';
-import type { LookupId, UmaPaymentId } from './ids.js';
+import type { Timestamp } from '../../db/schema.js';
+import type { UmaPaymentId } from './ids.js';
 
 export interface UmaKeysTable {
   platform_id: PlatformId;
@@ -22,24 +22,6 @@ export interface UmaNoncesTable {
   vasp_domain: string;
   nonce: string;
   signed_at: Timestamp;
-}
-
-export interface UmaLookupRecord {
-  callback: string;
-  umaMajorVersion: number;
-  currencies: { code: string; decimals: number; min: string; max: string }[];
-  payerData: { name: string; mandatory: boolean }[];
-  encryptionPubKey: string;
-}
-
-export interface UmaLookupsTable {
-  id: LookupId;
-  platform_id: PlatformId;
-  customer_id: CustomerId;
-  receiver_address: string;
-  response: Json<UmaLookupRecord>;
-  created_at: Timestamp;
-  expires_at: Timestamp;
 }
 
 export type UmaOutgoingStatus = 'AWAITING_SETTLEMENT' | 'SETTLED' | 'REFUSED';
@@ -81,7 +63,6 @@ declare module '../../db/schema.js' {
   interface Database {
     uma_keys: UmaKeysTable;
     uma_nonces: UmaNoncesTable;
-    uma_lookups: UmaLookupsTable;
     uma_outgoing: UmaOutgoingTable;
     uma_incoming: UmaIncomingTable;
   }
