@@ -33707,7 +33707,7 @@ export interface paths {
         };
         /**
          * Look up a UMA address at its VASP: the currencies it accepts, estimated rates from the sender, limits, payer data it needs
-         * @description The receiver’s VASP is asked over UMA (a signed LNURL-p request; its signed answer is checked against the keys it publishes). Pass customerId or senderUmaAddress (the sender, one of this platform’s customers). The lookupId may be passed to POST /quotes with a UMA_ADDRESS destination within 15 minutes. 404 UMA_NOT_FOUND when the VASP has no such receiver, 424 when it cannot be reached or answers badly, 400 CERT_CHAIN_INVALID, INVALID_NONCE or INVALID_TIMESTAMP when its answer is not properly signed, fresh and new.
+         * @description The receiver’s VASP is asked over UMA (a signed LNURL-p request; its signed answer is checked against the keys it publishes). Pass customerId or senderUmaAddress (the sender, one of this platform’s customers). The lookupId may be passed to POST /quotes with a UMA_ADDRESS destination (the quote asks the VASP again; nothing of a lookup is stored). 404 UMA_NOT_FOUND when the VASP has no such receiver, 424 when it cannot be reached or answers badly, 400 CERT_CHAIN_INVALID, INVALID_NONCE or INVALID_TIMESTAMP when its answer is not properly signed, fresh and new.
          */
         get: {
             parameters: {
@@ -33719,7 +33719,7 @@ export interface paths {
                 };
                 header?: never;
                 path: {
-                    /** @description $user@domain */
+                    /** @description $user@domain (a malformed one is 400 INVALID_UMA_ADDRESS) */
                     receiverUmaAddress: string;
                 };
                 cookie?: never;
@@ -33733,12 +33733,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Lookup:<uuid>; pass it to POST /quotes as lookupId (valid 15 minutes) */
+                            /** @description Lookup:<uuid>; may be passed to POST /quotes as lookupId (the same receiver looked up by the same sender has the same id) */
                             lookupId: string;
                             receiverUmaAddress: string;
                             requiredPayerDataFields: {
                                 mandatory: boolean;
-                                name: string;
+                                /** @enum {string} */
+                                name: "FULL_NAME" | "BIRTH_DATE" | "NATIONALITY" | "PHONE_NUMBER" | "EMAIL" | "POSTAL_ADDRESS" | "TAX_ID" | "REGISTRATION_NUMBER" | "USER_TYPE" | "COUNTRY_OF_RESIDENCE" | "ACCOUNT_IDENTIFIER" | "FI_LEGAL_ENTITY_NAME" | "FI_ADDRESS" | "PURPOSE_OF_PAYMENT" | "ULTIMATE_INSTITUTION_COUNTRY" | "IDENTIFIER" | "BUSINESS_TYPE" | "COMPANY_LEGAL_NAME" | "ID_TYPE" | "ID_NUMBER";
                             }[];
                             supportedCurrencies: {
                                 currency: {

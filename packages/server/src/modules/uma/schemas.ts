@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
 import { Id, MinorUnits, RequestAmount } from '../../http/schema-kit.js';
 import { CurrencySchema } from '../accounts/schemas.js';
+import { PAYER_FIELD_NAMES } from './payer-fields.js';
 
 const UmaAddressString = Type.String({ minLength: 1, maxLength: 260, description: '$user@domain' });
 
@@ -26,7 +27,7 @@ export const ReceiverUmaLookup = Type.Object({
       max: MinorUnits,
     }),
   ),
-  requiredPayerDataFields: Type.Array(Type.Object({ name: Type.String(), mandatory: Type.Boolean() })),
+  requiredPayerDataFields: Type.Array(Type.Object({ name: Type.String({ enum: [...PAYER_FIELD_NAMES] }), mandatory: Type.Boolean() })),
 });
 
 export const SandboxUmaReceiveRequest = Type.Object(

@@ -11,6 +11,7 @@ import { customerNotFound } from '../customers/errors.js';
 import { holderName, type CustomerService } from '../customers/service.js';
 import type { PlatformService } from '../platforms/service.js';
 import { baseUrl, parseUmaAddress, type UmaAddress } from './address.js';
+import { payerFieldName } from './payer-fields.js';
 import {
   amountOutOfRange,
   certChainInvalid,
@@ -66,8 +67,6 @@ export interface Sender {
   currency: string;
 }
 
-/** The receiver's payer-data keys in the reference's counterparty field names; identifier and compliance are the protocol's own. */
-const PAYER_FIELD_NAMES: Record<string, string> = { name: 'FULL_NAME', email: 'EMAIL', countryOfResidence: 'COUNTRY_OF_RESIDENCE', birthDate: 'BIRTH_DATE', nationality: 'NATIONALITY' };
 
 /** A peer's error answer: the UMA `{status: "ERROR", reason}`, with our `code` when the peer is one of us. */
 function peerError(answer: PeerAnswer): { code?: string; reason: string; supportedMajorVersions?: unknown } {
@@ -153,9 +152,10 @@ export function createUmaSender(deps: SenderDeps) {
       callback: response.callback,
       umaMajorVersion: Number(response.umaVersion.split('.')[0]),
       currencies: (response.currencies ?? []).map((c) => ({ code: c.code, decimals: c.decimals, min: String(c.minSendable), max: String(c.maxSendable) })),
-      payerData: Object.entries(response.payerData ?? {})
-        .filter(([key]) => key !== 'identifier' && key !== 'compliance')
-        .map(([key, option]) => ({ name: PAYER_FIELD_NAMES[key] ?? key.toUpperCase(), mandatory: option.mandatory })),
+      payerData: Object.entries(response.payerData ?? {}).flatMap(([key, option]) => {
+        const name = payerFieldName(key);
+        return name ? [{ name, mandatory: option.mandatory }] : [];
+      }),
       encryptionPubKey: Buffer.from(keys.getEncryptionPubKey()).toString('hex'),
       receiverKyc: response.compliance.kycStatus,
     };
