@@ -60,8 +60,9 @@ export class ProcessTestBed {
    * Starts `npm start`'s entry point with these credentials and waits (bounded) until it is healthy.
    * `output()` is what it printed so far (the last `keep` characters; logs at LOG_LEVEL `logLevel`).
    */
-  async startServer(env: Record<string, string>, options: { logLevel?: string; keep?: number } = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
-    const port = await freePort();
+  async startServer(env: Record<string, string>, options: { logLevel?: string; keep?: number; port?: number } = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+    // A given port: a server restarted where its peers know it (UMA addresses carry host:port).
+    const port = options.port ?? (await freePort());
     const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
       env: { ...process.env, ...env, MONETA_MODE: 'sandbox', PORT: String(port), LOG_LEVEL: options.logLevel ?? 'error', API_TOKEN_ID: this.credentials.clientId, API_CLIENT_SECRET: this.credentials.secret },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -6660,10 +6660,17 @@ export interface paths {
                         description?: string;
                         destination: {
                             /** @description InternalAccount:<uuid> or ExternalAccount:<uuid> */
-                            accountId: string;
+                            accountId?: string;
+                            /**
+                             * @description The currency the receiver gets (UMA_ADDRESS only; default: the first its lookup offers)
+                             * @enum {string}
+                             */
+                            currency?: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
                             /** @enum {string} */
-                            destinationType: "ACCOUNT";
+                            destinationType: "ACCOUNT" | "UMA_ADDRESS";
                             paymentRail?: string;
+                            /** @description The receiver, $user@domain (UMA_ADDRESS only) */
+                            umaAddress?: string;
                         };
                         immediatelyExecute?: boolean;
                         /**
@@ -17518,7 +17525,7 @@ export interface paths {
                                 name: string;
                             }[];
                         }[];
-                        /** Format: hostname */
+                        /** @description A host name, with a port for a local instance (127.0.0.1:8080) */
                         umaDomain?: string;
                         /**
                          * Format: uri
@@ -33833,7 +33840,7 @@ export interface paths {
         put?: never;
         /**
          * Lock an exchange rate and fees for a transfer
-         * @description The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in. platformFeeOverride replaces the platform’s configured fees for this quote (USD sources only; 400 otherwise). 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the service’s largest single payment; with immediatelyExecute, 429 DAILY_VOLUME_LIMIT_EXCEEDED past the daily volume limit.
+         * @description The quote holds its rate and fees until expiresAt. A UMA_ADDRESS destination ($user@domain; lookupId from GET /receiver/uma/{address}, optional) asks the receiver’s VASP for exactly totalReceivingAmount at creation; executing it debits the sender and settles with that VASP (a refusal refunds the sender). With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in. platformFeeOverride replaces the platform’s configured fees for this quote (USD sources only; 400 otherwise). 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the service’s largest single payment; with immediatelyExecute, 429 DAILY_VOLUME_LIMIT_EXCEEDED past the daily volume limit.
          */
         post: {
             parameters: {
@@ -33848,10 +33855,17 @@ export interface paths {
                         description?: string;
                         destination: {
                             /** @description InternalAccount:<uuid> or ExternalAccount:<uuid> */
-                            accountId: string;
+                            accountId?: string;
+                            /**
+                             * @description The currency the receiver gets (UMA_ADDRESS only; default: the first its lookup offers)
+                             * @enum {string}
+                             */
+                            currency?: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
                             /** @enum {string} */
-                            destinationType: "ACCOUNT";
+                            destinationType: "ACCOUNT" | "UMA_ADDRESS";
                             paymentRail?: string;
+                            /** @description The receiver, $user@domain (UMA_ADDRESS only) */
+                            umaAddress?: string;
                         };
                         immediatelyExecute?: boolean;
                         /**
@@ -33987,6 +34001,19 @@ export interface paths {
                  *     - `INVALID_AMOUNT`: The amount is zero or negative
                  *     - `AMOUNT_OUT_OF_RANGE`: The amount is outside the platform's minAmount and maxAmount for the currency
                  *     - `TRANSACTION_SIZE_LIMIT_EXCEEDED`: The amount exceeds the largest single payment the service allows out of this currency
+                 *     - `INVALID_UMA_ADDRESS`: The UMA address is not of the form $user@domain
+                 *     - `SENDER_NOT_ACCEPTED`: The counterparty refused the sender (its own rules, or the sender is not an UMA address it can verify)
+                 *     - `CERT_CHAIN_INVALID` (reason `SIGNATURE_INVALID`): The counterparty’s message does not verify with the keys it publishes at /.well-known/lnurlpubkey
+                 *     - `INVALID_PUBKEY_FORMAT`: The counterparty publishes keys that are not secp256k1 public keys
+                 *     - `INVALID_NONCE`: The counterparty’s message reuses a nonce already seen (a replay)
+                 *     - `INVALID_TIMESTAMP`: The counterparty’s message is signed too far from now (more than 5 minutes)
+                 *     - `PARSE_LNURLP_RESPONSE_ERROR`: The counterparty answered the lookup with something that is not an UMA LNURL-p response
+                 *     - `SELF_PAYMENT` (reason `UMA_SELF_PAYMENT`): The sender and the receiver are the same UMA address
+                 *     - `PARSE_PAYREQ_RESPONSE_ERROR`: The counterparty answered the pay request with something that is not an UMA pay request response
+                 *     - `INVALID_PAYREQ_RESPONSE`: The counterparty’s pay request response does not match what was asked (currency, amount)
+                 *     - `AMOUNT_OUT_OF_RANGE` (reason `UMA_RECEIVER_LIMITS`): The amount is outside what the receiver accepts in that currency (its lookup’s min and max)
+                 *     - `INVALID_CURRENCY` (reason `NOT_ACCEPTED_BY_RECEIVER`): The receiver does not accept this currency (see the lookup’s supportedCurrencies)
+                 *     - `MISSING_REQUIRED_UMA_PARAMETERS` (reason `NO_SENDER`): A UMA payment needs a sending customer (source.customerId or an account a customer holds)
                  */
                 400: {
                     headers: {
@@ -33995,7 +34022,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT" | "TRANSACTION_SIZE_LIMIT_EXCEEDED";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT" | "TRANSACTION_SIZE_LIMIT_EXCEEDED" | "INVALID_UMA_ADDRESS" | "SENDER_NOT_ACCEPTED" | "CERT_CHAIN_INVALID" | "INVALID_PUBKEY_FORMAT" | "INVALID_NONCE" | "INVALID_TIMESTAMP" | "PARSE_LNURLP_RESPONSE_ERROR" | "PARSE_PAYREQ_RESPONSE_ERROR" | "INVALID_PAYREQ_RESPONSE" | "MISSING_REQUIRED_UMA_PARAMETERS";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -34009,7 +34036,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "WALLET_SIGNATURE_REQUIRED" | "SAME_CURRENCY" | "NO_EXCHANGE_RATE" | "NOT_CONVERTIBLE" | "INSUFFICIENT_FUNDS" | "CURRENCY_NOT_ENABLED";
+                                reason?: "WALLET_SIGNATURE_REQUIRED" | "SAME_CURRENCY" | "NO_EXCHANGE_RATE" | "NOT_CONVERTIBLE" | "INSUFFICIENT_FUNDS" | "CURRENCY_NOT_ENABLED" | "SIGNATURE_INVALID" | "UMA_SELF_PAYMENT" | "UMA_RECEIVER_LIMITS" | "NOT_ACCEPTED_BY_RECEIVER" | "NO_SENDER";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -34087,6 +34114,8 @@ export interface paths {
                  * @description - `REFERENCE_NOT_FOUND` (reason `INTERNAL_ACCOUNT_NOT_FOUND`): No internal account of this platform has the id
                  *     - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id
                  *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 *     - `UMA_NOT_FOUND`: The address is well formed but the counterparty has no receiver of that name
+                 *     - `LOOKUP_REQUEST_NOT_FOUND`: No lookup of this platform has the id (or it expired)
                  */
                 404: {
                     headers: {
@@ -34095,7 +34124,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "REFERENCE_NOT_FOUND" | "USER_NOT_FOUND";
+                            code: "REFERENCE_NOT_FOUND" | "USER_NOT_FOUND" | "UMA_NOT_FOUND" | "LOOKUP_REQUEST_NOT_FOUND";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -34184,6 +34213,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `UNSUPPORTED_UMA_VERSION`: The counterparty does not support our UMA version (it answered 412) */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_UMA_VERSION";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 412;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -34241,6 +34300,41 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /**
+                 * @description - `LNURLP_REQUEST_FAILED`: The counterparty could not be reached for the lookup, or answered it with an error
+                 *     - `COUNTERPARTY_PUBKEY_FETCH_ERROR`: The counterparty’s /.well-known/lnurlpubkey could not be fetched or read
+                 *     - `NO_COMPATIBLE_UMA_VERSION`: The counterparty speaks no UMA version we speak (we speak 1.x)
+                 *     - `PAYREQ_REQUEST_FAILED`: The counterparty could not be reached for the pay request, or answered it with an error
+                 */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "LNURLP_REQUEST_FAILED" | "COUNTERPARTY_PUBKEY_FETCH_ERROR" | "NO_COMPATIBLE_UMA_VERSION" | "PAYREQ_REQUEST_FAILED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 424;
                         };
                     };
                 };
@@ -36116,6 +36210,337 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 501;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/receiver/uma/{receiverUmaAddress}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a UMA address at its VASP: the currencies it accepts, estimated rates from the sender, limits, payer data it needs
+         * @description The receiver’s VASP is asked over UMA (a signed LNURL-p request; its signed answer is checked against the keys it publishes). Pass customerId or senderUmaAddress (the sender, one of this platform’s customers). The lookupId may be passed to POST /quotes with a UMA_ADDRESS destination (the quote asks the VASP again; nothing of a lookup is stored). 404 UMA_NOT_FOUND when the VASP has no such receiver, 424 when it cannot be reached or answers badly, 400 CERT_CHAIN_INVALID, INVALID_NONCE or INVALID_TIMESTAMP when its answer is not properly signed, fresh and new.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Customer:<uuid> */
+                    customerId?: string;
+                    /** @description $user@domain */
+                    senderUmaAddress?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description $user@domain (a malformed one is 400 INVALID_UMA_ADDRESS) */
+                    receiverUmaAddress: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Lookup:<uuid>; may be passed to POST /quotes as lookupId (the same receiver looked up by the same sender has the same id) */
+                            lookupId: string;
+                            receiverUmaAddress: string;
+                            requiredPayerDataFields: {
+                                mandatory: boolean;
+                                /** @enum {string} */
+                                name: "FULL_NAME" | "BIRTH_DATE" | "NATIONALITY" | "PHONE_NUMBER" | "EMAIL" | "POSTAL_ADDRESS" | "TAX_ID" | "REGISTRATION_NUMBER" | "USER_TYPE" | "COUNTRY_OF_RESIDENCE" | "ACCOUNT_IDENTIFIER" | "FI_LEGAL_ENTITY_NAME" | "FI_ADDRESS" | "PURPOSE_OF_PAYMENT" | "ULTIMATE_INSTITUTION_COUNTRY" | "IDENTIFIER" | "BUSINESS_TYPE" | "COMPANY_LEGAL_NAME" | "ID_TYPE" | "ID_NUMBER";
+                            }[];
+                            supportedCurrencies: {
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                                /** @description Receiving units per one unit of the sender’s currency; not locked (a quote locks it) */
+                                estimatedExchangeRate: number;
+                                /** Format: int64 */
+                                max: number;
+                                /** Format: int64 */
+                                min: number;
+                            }[];
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_UMA_ADDRESS`: The UMA address is not of the form $user@domain
+                 *     - `SENDER_NOT_ACCEPTED`: The counterparty refused the sender (its own rules, or the sender is not an UMA address it can verify)
+                 *     - `CERT_CHAIN_INVALID` (reason `SIGNATURE_INVALID`): The counterparty’s message does not verify with the keys it publishes at /.well-known/lnurlpubkey
+                 *     - `INVALID_PUBKEY_FORMAT`: The counterparty publishes keys that are not secp256k1 public keys
+                 *     - `INVALID_NONCE`: The counterparty’s message reuses a nonce already seen (a replay)
+                 *     - `INVALID_TIMESTAMP`: The counterparty’s message is signed too far from now (more than 5 minutes)
+                 *     - `PARSE_LNURLP_RESPONSE_ERROR`: The counterparty answered the lookup with something that is not an UMA LNURL-p response
+                 *     - `SELF_PAYMENT` (reason `UMA_SELF_PAYMENT`): The sender and the receiver are the same UMA address
+                 *     - `INVALID_CURRENCY` (reason `NO_EXCHANGE_RATE`): The rate source has no rate for the currency
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_UMA_ADDRESS" | "SENDER_NOT_ACCEPTED" | "CERT_CHAIN_INVALID" | "INVALID_PUBKEY_FORMAT" | "INVALID_NONCE" | "INVALID_TIMESTAMP" | "PARSE_LNURLP_RESPONSE_ERROR" | "SELF_PAYMENT" | "INVALID_CURRENCY";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "SIGNATURE_INVALID" | "UMA_SELF_PAYMENT" | "NO_EXCHANGE_RATE";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `UMA_NOT_FOUND`: The address is well formed but the counterparty has no receiver of that name
+                 *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UMA_NOT_FOUND" | "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_UMA_VERSION`: The counterparty does not support our UMA version (it answered 412) */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_UMA_VERSION";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 412;
+                        };
+                    };
+                };
+                /**
+                 * @description - `LNURLP_REQUEST_FAILED`: The counterparty could not be reached for the lookup, or answered it with an error
+                 *     - `COUNTERPARTY_PUBKEY_FETCH_ERROR`: The counterparty’s /.well-known/lnurlpubkey could not be fetched or read
+                 *     - `NO_COMPATIBLE_UMA_VERSION`: The counterparty speaks no UMA version we speak (we speak 1.x)
+                 */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "LNURLP_REQUEST_FAILED" | "COUNTERPARTY_PUBKEY_FETCH_ERROR" | "NO_COMPATIBLE_UMA_VERSION";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 424;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
                         };
                     };
                 };
@@ -43148,6 +43573,425 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 429;
+                        };
+                    };
+                };
+                /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 500;
+                        };
+                    };
+                };
+                /** @description - `SERVICE_UNAVAILABLE`: The service cannot answer now (its database is unreachable, or this process is shutting down); send the request again after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SERVICE_UNAVAILABLE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 503;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/uma/receive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a sandbox UMA address paying one of the platform’s customers
+         * @description senderUmaAddress is a sandbox address: $success.<currency>@sandbox.grid.uma.money pays at once (COMPLETED, INCOMING_PAYMENT.COMPLETED); $pending.<currency>@sandbox.grid.uma.money waits for POST /transactions/{id}/approve or /reject (PENDING, INCOMING_PAYMENT.PENDING). The receiver is named by customerId or receiverUmaAddress and must hold an account in receivingCurrencyCode.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Customer:<uuid> */
+                        customerId?: string;
+                        /** @description $user@domain */
+                        receiverUmaAddress?: string;
+                        /**
+                         * Format: int64
+                         * @description Smallest unit of the receiving currency
+                         */
+                        receivingCurrencyAmount: number;
+                        /** @enum {string} */
+                        receivingCurrencyCode: "USD" | "EUR" | "GBP" | "MXN" | "BRL" | "INR" | "NGN" | "CAD" | "PHP" | "KES" | "JPY" | "USDC" | "USDB" | "BTC";
+                        /** @description $user@domain */
+                        senderUmaAddress: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            customerId?: string;
+                            description?: string;
+                            destination?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            direction: "CREDIT" | "DEBIT";
+                            exchangeRate?: number;
+                            /**
+                             * @description Why it FAILED. Outgoing: today’s list (QUOTE_EXPIRED, QUOTE_RATE_UNAVAILABLE, QUOTE_EXECUTION_FAILED, FUNDING_AMOUNT_MISMATCH, SCA_NOT_COMPLETED, PAYOUT_RETURNED, LIMIT_EXCEEDED, ACCOUNT_CANNOT_RECEIVE, ACCOUNT_INVALID, COMPLIANCE_REJECTED, LIGHTNING_PAYMENT_FAILED, COUNTERPARTY_POST_TX_FAILED); never the snapshot’s removed EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT, MANUAL_REFUND. Incoming adds COMPLIANCE_REJECTED and COLLECTION_FAILED.
+                             * @enum {string}
+                             */
+                            failureReason?: "QUOTE_EXPIRED" | "QUOTE_RATE_UNAVAILABLE" | "QUOTE_EXECUTION_FAILED" | "FUNDING_AMOUNT_MISMATCH" | "SCA_NOT_COMPLETED" | "PAYOUT_RETURNED" | "LIMIT_EXCEEDED" | "ACCOUNT_CANNOT_RECEIVE" | "ACCOUNT_INVALID" | "COMPLIANCE_REJECTED" | "LIGHTNING_PAYMENT_FAILED" | "COUNTERPARTY_POST_TX_FAILED" | "LNURLP_FAILED" | "PAY_REQUEST_FAILED" | "PAYMENT_APPROVAL_WEBHOOK_ERROR" | "PAYMENT_APPROVAL_TIMED_OUT" | "OFFRAMP_FAILED" | "MISSING_MANDATORY_PAYEE_DATA" | "COLLECTION_FAILED";
+                            /** Format: int64 */
+                            fees?: number;
+                            id: string;
+                            /**
+                             * @description Why a PENDING transaction waits; absent when nothing but time or the platform holds it
+                             * @enum {string}
+                             */
+                            pendingReason?: "COUNTERPARTY_DECLARATION_REQUIRED" | "WALLET_VERIFICATION_REQUIRED" | "COUNTERPARTY_INFORMATION_REQUIRED" | "COMPLIANCE_REVIEW";
+                            platformCustomerId?: string;
+                            /** Format: int64 */
+                            platformFees?: number;
+                            quoteId?: string;
+                            /** Format: date-time */
+                            receiptDeliveryConfirmedAt?: string;
+                            receivedAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            reconciliationInstructions?: {
+                                reference?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            refund?: {
+                                /** Format: date-time */
+                                initiatedAt: string;
+                                /** @enum {string} */
+                                reason: "TRANSACTION_FAILED" | "USER_CANCELLATION" | "TIMEOUT";
+                                reference: string;
+                                /** Format: date-time */
+                                settledAt?: string;
+                                /** @enum {string} */
+                                status: "PENDING" | "COMPLETED" | "FAILED";
+                            };
+                            sentAmount?: {
+                                /** Format: int64 */
+                                amount: number;
+                                currency: {
+                                    code: string;
+                                    decimals: number;
+                                    name: string;
+                                    symbol: string;
+                                };
+                            };
+                            /** Format: date-time */
+                            settledAt?: string;
+                            source?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "CREATED" | "PENDING" | "PENDING_AUTHORIZATION" | "PROCESSING" | "COMPLETED" | "REJECTED" | "FAILED" | "REFUNDED" | "EXPIRED";
+                            /** @enum {string} */
+                            type: "INCOMING" | "OUTGOING";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /**
+                 * @description - `INVALID_INPUT`: A field is missing or invalid; details.errors lists every invalid field
+                 *     - `INVALID_REQUEST_FORMAT`: The request could not be read (not JSON, bad encoding, mismatched length)
+                 *     - `INVALID_UMA_ADDRESS`: The UMA address is not of the form $user@domain
+                 *     - `INVALID_CURRENCY` (reason `NOT_ACCEPTED_BY_RECEIVER`): The receiver does not accept this currency (see the lookup’s supportedCurrencies)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "INVALID_UMA_ADDRESS" | "INVALID_CURRENCY";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "NOT_ACCEPTED_BY_RECEIVER";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 400;
+                        };
+                    };
+                };
+                /** @description - `UNAUTHORIZED`: API credentials are missing or not valid */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 401;
+                        };
+                    };
+                };
+                /** @description - `FORBIDDEN`: The API token lacks the permission this request needs */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 403;
+                        };
+                    };
+                };
+                /**
+                 * @description - `UMA_NOT_FOUND`: The address is well formed but the counterparty has no receiver of that name
+                 *     - `USER_NOT_FOUND`: No customer of this platform has the id
+                 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UMA_NOT_FOUND" | "USER_NOT_FOUND";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 404;
+                        };
+                    };
+                };
+                /**
+                 * @description - `CONFLICT` (reason `IDEMPOTENCY_KEY_REUSED`): The Idempotency-Key was used before with a different request
+                 *     - `CONFLICT` (reason `IDEMPOTENCY_KEY_IN_PROGRESS`): A request with the same Idempotency-Key is still being processed
+                 */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
                         };
                     };
                 };
@@ -51777,7 +52621,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a transaction waiting for the platform (an agent’s quote execution) */
+        /** Approve a transaction waiting for the platform (an agent’s quote execution, or an incoming UMA payment) */
         post: {
             parameters: {
                 query?: never;

@@ -29,3 +29,17 @@ export async function firstAccountCurrency(executor: Executor, platformId: Platf
     .executeTakeFirst();
   return account?.currency;
 }
+
+/** A customer's internal accounts (id, currency, decimals come from the currency), oldest first: where a payment to the customer can land. */
+export async function customerAccounts(executor: Executor, platformId: PlatformId, customerId: CustomerId): Promise<{ id: InternalAccountId; currency: string }[]> {
+  const rows = await executor
+    .selectFrom('ledger_accounts')
+    .select(['id', 'currency'])
+    .where('platform_id', '=', platformId)
+    .where('customer_id', '=', customerId)
+    .where('purpose', '=', 'CUSTOMER')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ id: row.id as InternalAccountId, currency: row.currency }));
+}

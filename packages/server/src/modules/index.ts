@@ -28,6 +28,7 @@ import invitations from './invitations/index.js';
 import networkDirectory from './network-directory/index.js';
 import cryptoWithdrawals from './crypto-withdrawals/index.js';
 import stablecoins from './stablecoins/index.js';
+import uma from './uma/index.js';
 
 /**
  * Every module of the service. The app registers their routes, the worker runs their jobs, the
@@ -66,4 +67,5 @@ export const modules: readonly ModuleDefinition[] = [
   networkDirectory,
   cryptoWithdrawals,
   stablecoins,
+  uma,
 ];

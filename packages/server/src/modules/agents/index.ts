@@ -29,8 +29,8 @@ export default defineModule({
 export const agentActionsModule = defineModule({
   name: 'agentActions',
   needs: ['agents', 'quotes', 'transfers', 'transactions', 'accounts', 'externalAccounts', 'platforms'],
-  createService: ({ db, ledger, providers, agents, quotes, transfers, transactions, platforms }) =>
-    createAgentActionService({ db, ledger, rates: providers.rates, agents, quotes, transfers, transactions, platforms }),
+  createService: ({ db, ledger, providers, agents, quotes, transfers, transactions, platforms, gates }) =>
+    createAgentActionService({ db, ledger, rates: providers.rates, agents, quotes, transfers, transactions, platforms, gates }),
   routes: (r, container) => {
     agentRoutes(r, container);
     agentMeRoutes(r, container);

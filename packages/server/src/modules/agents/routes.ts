@@ -109,7 +109,7 @@ export function agentRoutes(r: Routes, { agents, agentActions, paymentKinds }: {
     {
       schema: {
         tags: ['Transactions'],
-        summary: 'Approve a transaction waiting for the platform (an agent’s quote execution)',
+        summary: 'Approve a transaction waiting for the platform (an agent’s quote execution, or an incoming UMA payment)',
         params: TransactionParams,
         body: Type.Optional(Type.Object({ receiverCustomerInfo: Type.Optional(Type.Object({}, { additionalProperties: true, maxProperties: 50 })) }, { additionalProperties: false })),
         response: { 200: AnyTransaction },

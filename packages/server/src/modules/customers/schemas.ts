@@ -104,7 +104,8 @@ export const EndUserTerms = Type.Object({
 });
 
 /** A UMA address as customers hold it (`$alice@pay.example.com`); invitations take the same form. */
-export const UMA_ADDRESS_PATTERN = '^\\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,190}$';
+/** `$user@domain`, the domain with a port when it has one (two instances on one machine: `$bob@127.0.0.1:4002`). */
+export const UMA_ADDRESS_PATTERN = '^\\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]{1,190}(:[0-9]{1,5})?$';
 const UmaAddress = Type.String({ pattern: UMA_ADDRESS_PATTERN });
 
 const sharedProperties = {

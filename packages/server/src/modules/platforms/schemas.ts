@@ -145,7 +145,7 @@ export const PlatformConfig = Type.Object({
 
 export const PlatformConfigUpdateRequest = Type.Object(
   {
-    umaDomain: Type.Optional(Type.String({ format: 'hostname', maxLength: 253 })),
+    umaDomain: Type.Optional(Type.String({ pattern: '^(?=.{1,253}(:|$))[a-zA-Z0-9]([a-zA-Z0-9-]{0,62}[a-zA-Z0-9])?(\\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,62}[a-zA-Z0-9])?)*(:[0-9]{1,5})?$', maxLength: 259, description: 'A host name, with a port for a local instance (127.0.0.1:8080)' })),
     webhookEndpoint: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'https in production; sandbox also allows http and localhost' })),
     supportedCurrencies: Type.Optional(Type.Array(PlatformCurrencyConfig, { maxItems: 50 })),
     embeddedWalletConfig: Type.Optional(EmbeddedWalletConfig),

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Static } from 'typebox';
 import { DEFAULT_CARD_ELIGIBLE_CURRENCIES, DEFAULT_END_USER_TERMS_VERSION, type EmbeddedWalletConfig, type EndUserTermsConfig, type FeeConfig as FeeConfigSchema, type PlatformConfig, type PlatformConfigUpdateRequest } from './schemas.js';
 import type { Db, Executor } from '../../db/schema.js';
@@ -292,6 +292,19 @@ export async function umaDomain(executor: Executor, platformId: PlatformId): Pro
   return typeof domain === 'string' && domain !== '' ? domain : DEFAULT_UMA_DOMAIN;
 }
 
+/**
+ * The platforms answering for a UMA domain (the public UMA endpoints are reached by host name, with
+ * no credentials). A platform without a umaDomain of its own answers for the default one.
+ */
+export async function platformsByUmaDomain(executor: Executor, domain: string): Promise<PlatformId[]> {
+  const rows = await executor
+    .selectFrom('platforms')
+    .select('id')
+    .where((eb) => (domain === DEFAULT_UMA_DOMAIN ? eb.or([sql<boolean>`config->>'umaDomain' = ${domain}`, sql<boolean>`coalesce(config->>'umaDomain', '') = ''`]) : sql<boolean>`config->>'umaDomain' = ${domain}`))
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export async function readClock(p: PlatformContext, { platformId }: Scope): Promise<{ now: string; offsetSeconds: number }> {
   const row = await p.db.selectFrom('platforms').select('clock_offset_ms').where('id', '=', platformId).executeTakeFirstOrThrow();
   p.clock.invalidate(platformId);
@@ -336,6 +349,7 @@ export function createPlatformService(deps: PlatformServiceDeps) {
     endUserTerms: (executor: Executor, platformId: PlatformId) => endUserTerms(p, executor, platformId),
     requiredCounterpartyFields: (executor: Executor, platformId: PlatformId, currency: string) => requiredCounterpartyFields(p, executor, platformId, currency),
     umaDomain,
+    platformsByUmaDomain,
     readClock: (scope: Scope) => readClock(p, scope),
     advanceClock: (ctx: UnitOfWork, seconds: number) => advanceClock(p, ctx, seconds),
   };

@@ -22,7 +22,8 @@ export interface QuoteScaChallenge {
 export interface QuoteExecution {
   quoteId: QuoteId;
   customerId: CustomerId | null;
-  destinationAccountId: AccountId;
+  /** Null when it pays a UMA address. */
+  destinationAccountId: AccountId | null;
 }
 
 declare module '../../core/gates.js' {

@@ -1,3 +1,4 @@
+import { notImplemented } from '../../core/errors.js';
 import { hasPrefix, newId, type CustomerId, type InternalAccountId, type QuoteId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { LockedSide } from '../../fx/conversion.js';
@@ -20,8 +21,17 @@ import { quoteRepo } from './repo.js';
 import type { QuoteRequest, QuoteServiceDeps } from './service.js';
 import { quoteView, type QuoteRow, type QuoteView } from './view.js';
 
+/** What the uma module answers for a destination `$user@domain` (its lookup, then its pay request once priced). */
+export interface UmaDestination {
+  currency: string;
+  /** Asks the receiver's VASP for exactly `amount` (receiving minor units) and records its reference for the settlement. */
+  prepare(quoteId: QuoteId, amount: bigint): Promise<void>;
+}
+
 declare module '../../core/gates.js' {
   interface GateCatalogue {
+    /** A quote to a UMA address: the uma module resolves it (and throws the counterparty's refusals). */
+    'quote.umaDestination': { subject: { customerId: CustomerId | null; umaAddress: string; currency?: string | undefined; lookupId?: string | undefined }; verdict: UmaDestination };
     /** A quote about to be created for the paying customer (null: the platform pays). A gate throws to refuse it (the customers module: end-user terms). */
     'quote.create': { subject: { customerId: CustomerId | null }; verdict: void };
   }
@@ -40,6 +50,7 @@ interface ResolvedSource {
 
 interface ResolvedDestination {
   currency: string;
+  uma?: UmaDestination;
   internal?: AccountRow;
   external?: ExternalAccountRow;
 }
@@ -102,13 +113,21 @@ async function resolveSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: Qu
  * Who may be paid: any internal account of the platform but the source itself, and an external
  * account of the source's owner, or any of the platform's external accounts when the platform pays.
  */
-async function resolveDestination(deps: QuoteServiceDeps, uow: UnitOfWork, destination: QuoteRequest['destination'], source: ResolvedSource): Promise<ResolvedDestination> {
-  if (destination.accountId === source.account?.id) throw selfPayment();
-  if (hasPrefix('InternalAccount', destination.accountId)) {
-    const account = await deps.ledger.internalAccount(uow.tx, uow.platformId, destination.accountId);
+async function resolveDestination(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource): Promise<ResolvedDestination> {
+  const { destination } = request;
+  if (destination.destinationType === 'UMA_ADDRESS') {
+    const gate = deps.gates.of('quote.umaDestination')[0];
+    if (!gate) throw notImplemented('This installation pays no UMA addresses', 'uma');
+    const uma = await gate(uow, { customerId: source.customerId, umaAddress: destination.umaAddress!, currency: destination.currency, lookupId: request.lookupId });
+    return { currency: uma.currency, uma };
+  }
+  const accountId = destination.accountId!; // the schema requires it for ACCOUNT
+  if (accountId === source.account?.id) throw selfPayment();
+  if (hasPrefix('InternalAccount', accountId)) {
+    const account = await deps.ledger.internalAccount(uow.tx, uow.platformId, accountId);
     return { currency: account.currency, internal: account };
   }
-  const external = await deps.externalAccounts.findAny(uow.tx, uow.platformId, destination.accountId);
+  const external = await deps.externalAccounts.findAny(uow.tx, uow.platformId, accountId);
   if (!external) throw externalAccountNotFound();
   deps.externalAccounts.requireProven(external);
   const platformPays = source.account ? source.account.purpose === 'PLATFORM' : source.customerId === null;
@@ -191,7 +210,8 @@ async function createQuoteTransaction(deps: QuoteServiceDeps, uow: UnitOfWork, r
     type: 'OUTGOING',
     status: draft.status,
     senderAccountId: (source.account?.id as InternalAccountId | undefined) ?? null,
-    receiverAccountId: request.destination.accountId,
+    receiverAccountId: request.destination.accountId ?? null,
+    ...(destination.uma ? { destination: { destinationType: 'UMA_ADDRESS', umaAddress: request.destination.umaAddress } } : {}),
     sent: { amount: amounts.totalSending, currency: source.currency },
     received: { amount: amounts.totalReceiving, currency: destination.currency },
     feesMinor: amounts.fees,
@@ -213,7 +233,7 @@ async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: Resol
     status: draft.status,
     source_type: draft.realtime ? 'REALTIME_FUNDING' : 'ACCOUNT',
     source_account_id: (source.account?.id as InternalAccountId | undefined) ?? null,
-    destination_account_id: request.destination.accountId,
+    destination_account_id: request.destination.accountId ?? null,
     sending_currency: source.currency,
     receiving_currency: destination.currency,
     locked_side: draft.lockedSide,
@@ -229,7 +249,11 @@ async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: Resol
     funding_reference: draft.reference,
     payment_instructions: draft.instructions ? JSON.stringify(draft.instructions) : null,
     source: JSON.stringify(source.view),
-    destination: JSON.stringify({ destinationType: 'ACCOUNT', accountId: request.destination.accountId }),
+    destination: JSON.stringify(
+      destination.uma
+        ? { destinationType: 'UMA_ADDRESS', umaAddress: request.destination.umaAddress, currency: destination.currency }
+        : { destinationType: 'ACCOUNT', accountId: request.destination.accountId },
+    ),
     description: request.description ?? null,
     sca_challenge: draft.scaChallenge ? JSON.stringify(draft.scaChallenge) : null,
     expires_at: draft.expiresAt,
@@ -246,7 +270,7 @@ async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: Resol
  */
 async function heldIfGated(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, draft: QuoteDraft): Promise<QuoteDraft> {
   if (!draft.executeNow && !draft.realtime) return draft;
-  const hold = await askExecutionGates(deps, uow, { quoteId: draft.quoteId, customerId: source.customerId, destinationAccountId: request.destination.accountId });
+  const hold = await askExecutionGates(deps, uow, { quoteId: draft.quoteId, customerId: source.customerId, destinationAccountId: request.destination.accountId ?? null });
   return hold ? { ...draft, status: 'PENDING_AUTHORIZATION', executeNow: false, scaChallenge: hold.scaChallenge } : draft;
 }
 
@@ -255,10 +279,12 @@ export async function createQuote(deps: QuoteServiceDeps, uow: UnitOfWork, reque
   const source = await resolveSource(deps, uow, request.source);
   refuseUnlessReady(source.customerId, source.customerStatus, source.customerDeletedAt);
   for (const gate of deps.gates.of('quote.create')) await gate(uow, { customerId: source.customerId });
-  const destination = await resolveDestination(deps, uow, request.destination, source);
-  if (source.currency === destination.currency) throw sameCurrency(source.currency);
+  const destination = await resolveDestination(deps, uow, request, source);
+  // A UMA payment may stay in one currency: the receiver's VASP is paid, not converted for.
+  if (source.currency === destination.currency && !destination.uma) throw sameCurrency(source.currency);
   const pricedQuote = await priceQuote(deps, uow, request, source, destination);
   const draft = await heldIfGated(deps, uow, request, source, draftQuote(deps, uow, request, source, destination, pricedQuote));
+  if (destination.uma) await destination.uma.prepare(draft.quoteId, draft.priced.amounts.totalReceiving);
   const transaction = await createQuoteTransaction(deps, uow, request, source, destination, draft);
   const row = await insertQuote(uow, request, source, destination, draft, transaction);
   if (draft.scaChallenge) await announceHold(deps, uow, row);

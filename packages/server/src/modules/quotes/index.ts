@@ -5,6 +5,7 @@ import { quoteRoutes, sandboxQuoteRoutes } from './routes.js';
 import { createQuoteService } from './service.js';
 import './tables.js';
 import { quoteScaChallengeColumn } from './authorization.js';
+import { quoteUmaDestination } from './lifecycle.js';
 
 export type QuotesService = ReturnType<typeof createQuoteService> & { lifecycle: ReturnType<typeof createQuoteLifecycle> };
 
@@ -17,10 +18,10 @@ declare module '../../contract/module.js' {
 /** Quotes: locked rates and fees, executed into cross-currency payouts. */
 export default defineModule({
   name: 'quotes',
-  migrations: { '20261127T103000_quote_sca_challenge': quoteScaChallengeColumn },
+  migrations: { '20261127T103000_quote_sca_challenge': quoteScaChallengeColumn, '20261127T140000_quote_uma_destination': quoteUmaDestination },
   needs: ['customers', 'externalAccounts', 'transactions', 'platforms', 'exchangeRates', 'signedRequests', 'transfers'],
   createService: ({ db, ledger, customers, externalAccounts, transactions, platforms, exchangeRates, providers, config, signedRequests, transfers, gates }) => {
-    const lifecycle = createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail: providers.payoutRail });
+    const lifecycle = createQuoteLifecycle({ ledger, externalAccounts, transactions, payoutRail: providers.payoutRail, gates });
     const service = createQuoteService({
       db,
       ledger,

@@ -9,6 +9,8 @@ import { railAccount, type ExternalAccountRow, type ExternalAccountService } fro
 import { notCancellable } from '../transactions/errors.js';
 import { refundRecord, type TransactionRefund, type TransactionService, type TransactionView } from '../transactions/service.js';
 import { quoteRepo } from './repo.js';
+import { sql, type Kysely } from 'kysely';
+import type { Gates } from '../../core/gates.js';
 import type { QuoteRow } from './view.js';
 
 /** The payment kind of quotes' payouts (and of the incoming leg when they pay an internal account). */
@@ -30,7 +32,31 @@ export interface QuoteLifecycleDeps {
   externalAccounts: ExternalAccountService;
   transactions: TransactionService;
   payoutRail: PayoutRail;
+  /** `quote.umaSettle`: the uma module settles a payment to a UMA address with the receiver's VASP. */
+  gates: Pick<Gates, 'of'>;
 }
+
+declare module '../../core/gates.js' {
+  interface GateCatalogue {
+    /**
+     * A payment to a UMA address is due to settle: the uma module tells the receiver's VASP.
+     * 'complete' once it credited its customer, 'fail' when it refused; it throws to retry later.
+     */
+    'quote.umaSettle': { subject: { quoteId: QuoteId }; verdict: 'complete' | 'fail' };
+  }
+}
+
+/** A payment to a UMA address has no destination account (its quote's destination names the address). */
+export const quoteUmaDestination = {
+  async up(db: Kysely<unknown>) {
+    await sql`ALTER TABLE quotes ALTER COLUMN destination_account_id DROP NOT NULL`.execute(db);
+  },
+  async down(db: Kysely<unknown>) {
+    await sql`ALTER TABLE quotes ALTER COLUMN destination_account_id SET NOT NULL`.execute(db);
+  },
+};
+
+const isUma = (q: QuoteRow): boolean => q.destination.destinationType === 'UMA_ADDRESS';
 
 export type QuoteLifecycle = ReturnType<typeof createQuoteLifecycle>;
 
@@ -46,7 +72,7 @@ export type QuoteLifecycle = ReturnType<typeof createQuoteLifecycle>;
  */
 
 const source = (q: QuoteRow): Party => q.source_account_id ?? OUTSIDE;
-const destination = (q: QuoteRow): Party => (hasPrefix('InternalAccount', q.destination_account_id) ? q.destination_account_id : OUTSIDE);
+const destination = (q: QuoteRow): Party => (q.destination_account_id && hasPrefix('InternalAccount', q.destination_account_id) ? q.destination_account_id : OUTSIDE);
 
 function conversion(q: QuoteRow): Move {
   return moves.convert({
@@ -57,7 +83,7 @@ function conversion(q: QuoteRow): Move {
 }
 
 async function externalOf(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow): Promise<ExternalAccountRow | undefined> {
-  if (!hasPrefix('ExternalAccount', q.destination_account_id)) return undefined;
+  if (!q.destination_account_id || !hasPrefix('ExternalAccount', q.destination_account_id)) return undefined;
   return deps.externalAccounts.findAny(uow.tx, uow.platformId, q.destination_account_id);
 }
 
@@ -154,7 +180,7 @@ async function completePayout(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: Quot
   const payout = moves.settle(destination(q), q.receiving_currency, q.total_receiving_minor);
   const fees = moves.collectFees(q.sending_currency, { service: q.service_fees_minor, platform: q.platform_fees_minor });
   let incoming: TransactionView | undefined;
-  if (hasPrefix('InternalAccount', q.destination_account_id)) {
+  if (q.destination_account_id && hasPrefix('InternalAccount', q.destination_account_id)) {
     incoming = await createIncomingLeg(deps, uow, q);
     await deps.ledger.book(uow, { kind: 'QUOTE_RECEIVED', transactionId: incoming.id }, payout);
     await deps.ledger.book(uow, { kind: 'QUOTE_FEES', transactionId: q.transaction_id }, fees);
@@ -197,6 +223,14 @@ export async function settleQuoteJob(deps: QuoteLifecycleDeps, uow: UnitOfWork, 
   const q = await quoteRepo.lock(uow, String(payload.quoteId) as QuoteId);
   if (q.status !== 'PROCESSING') return; // cancelled meanwhile, or already settled
   const outcome = payload.outcome as PayoutDecision;
+  if (isUma(q)) {
+    const gate = deps.gates.of('quote.umaSettle')[0];
+    if (!gate) throw new Error('no module settles UMA payments');
+    // Refused by the receiver's VASP: everything goes back to the sender, once (the quote's lock and status).
+    if ((await gate(uow, { quoteId: q.id })) === 'fail') await failPayout(deps, uow, q, { failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'COMPLETED', refundReason: 'TRANSACTION_FAILED' });
+    else await completePayout(deps, uow, q);
+    return;
+  }
   if (outcome.kind === 'fail') {
     await failPayout(deps, uow, q, outcome);
     return;

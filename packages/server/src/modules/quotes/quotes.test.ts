@@ -242,7 +242,7 @@ describe('refusals move nothing', () => {
     expect(expectErrorShape(missing).code).toBe('QUOTE_NOT_FOUND');
     expect((await api<ApiError>(p, 'GET', '/quotes/Quote:01a20061-044a-7399-9737-e82f3a74e590')).body.code).toBe('QUOTE_NOT_FOUND');
 
-    const bad = await api<ApiError>(p, 'POST', '/quotes', { source: { sourceType: 'ACCOUNT' }, destination: { destinationType: 'UMA_ADDRESS', accountId: 'x' }, lockedCurrencyAmount: 1.5 });
+    const bad = await api<ApiError>(p, 'POST', '/quotes', { source: { sourceType: 'ACCOUNT' }, destination: { destinationType: 'CARRIER_PIGEON', accountId: 'x' }, lockedCurrencyAmount: 1.5 });
     expect(bad.status).toBe(400);
     expect(expectErrorShape(bad).code).toBe('INVALID_INPUT');
     const fields = bad.body.details!.errors!.map((e) => e.field);

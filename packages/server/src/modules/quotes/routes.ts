@@ -14,6 +14,7 @@ import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired
 import { dailyVolumeLimitExceeded, LIMIT_ERRORS } from '../transfers/limits.js';
 import { Quote, QuoteList, QuoteListQuery, QuoteParams, QuoteRequest, SandboxSendRequest } from './schemas.js';
 import type { QuotesService as QuoteService } from './index.js';
+import { PAY_ERRORS as UMA_PAY_ERRORS } from '../uma/errors.js';
 
 const tags = ['Cross-Currency Transfers'];
 const executable = [quoteNotFound, quoteExpired, quoteAlreadyExecuted, quotePendingAuthorization, ...SPENDING_REFUSALS, insufficientFunds, dailyVolumeLimitExceeded];
@@ -26,7 +27,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         tags,
         summary: 'Lock an exchange rate and fees for a transfer',
         description:
-          'The quote holds its rate and fees until expiresAt. With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in. platformFeeOverride replaces the platform’s configured fees for this quote (USD sources only; 400 otherwise). 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the service’s largest single payment; with immediatelyExecute, 429 DAILY_VOLUME_LIMIT_EXCEEDED past the daily volume limit.',
+          'The quote holds its rate and fees until expiresAt. A UMA_ADDRESS destination ($user@domain; lookupId from GET /receiver/uma/{address}, optional) asks the receiver’s VASP for exactly totalReceivingAmount at creation; executing it debits the sender and settles with that VASP (a refusal refunds the sender). With immediatelyExecute it executes at once (status PROCESSING). A REALTIME_FUNDING source returns paymentInstructions to pay it in. platformFeeOverride replaces the platform’s configured fees for this quote (USD sources only; 400 otherwise). 400 TRANSACTION_SIZE_LIMIT_EXCEEDED above the service’s largest single payment; with immediatelyExecute, 429 DAILY_VOLUME_LIMIT_EXCEEDED past the daily volume limit.',
         body: QuoteRequest,
         response: { 201: Quote },
       },
@@ -48,6 +49,8 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         notImplemented,
         ...AMOUNT_ERRORS,
         ...LIMIT_ERRORS,
+        // A UMA_ADDRESS destination: the receiver's VASP is looked up and asked (the uma module).
+        ...UMA_PAY_ERRORS,
       ],
     },
     (uow, req) => quotes.create(uow, req.body),

@@ -27,13 +27,21 @@ const QuoteSource = Type.Object(
   },
 );
 
+/** ACCOUNT pays one of the platform's accounts; UMA_ADDRESS pays `$user@domain` at its VASP (the uma module). */
 const QuoteDestination = Type.Object(
   {
-    destinationType: Type.String({ enum: ['ACCOUNT'] }),
-    accountId: AccountIdSchema,
+    destinationType: Type.String({ enum: ['ACCOUNT', 'UMA_ADDRESS'] }),
+    accountId: Type.Optional(AccountIdSchema),
+    umaAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 260, description: 'The receiver, $user@domain (UMA_ADDRESS only)' })),
+    currency: Type.Optional(Type.String({ enum: [...CURRENCY_CODES], description: 'The currency the receiver gets (UMA_ADDRESS only; default: the first its lookup offers)' })),
     paymentRail: Type.Optional(Type.String({ maxLength: 40 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    if: { properties: { destinationType: { const: 'UMA_ADDRESS' } }, required: ['destinationType'] },
+    then: { required: ['umaAddress'], properties: { accountId: false, paymentRail: false } },
+    else: { required: ['accountId'], properties: { umaAddress: false, currency: false } },
+  },
 );
 
 /** Today's document: the platform's fee for this quote instead of its feeConfigs (USD sources only). */

@@ -26,7 +26,8 @@ import { quoteView, type QuoteRow, type QuoteView } from './view.js';
 
 export interface QuoteRequest {
   source: { sourceType: string; accountId?: InternalAccountId | undefined; customerId?: CustomerId | undefined; currency?: string | undefined };
-  destination: { destinationType: string; accountId: AccountId };
+  destination: { destinationType: string; accountId?: AccountId | undefined; umaAddress?: string | undefined; currency?: string | undefined };
+  lookupId?: string | undefined;
   lockedCurrencySide: string;
   lockedCurrencyAmount: number;
   immediatelyExecute?: boolean | undefined;

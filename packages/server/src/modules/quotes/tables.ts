@@ -16,7 +16,8 @@ export interface QuotesTable {
   status: QuoteStatus;
   source_type: 'ACCOUNT' | 'REALTIME_FUNDING';
   source_account_id: InternalAccountId | null;
-  destination_account_id: AccountId;
+  /** Null for a payment to a UMA address (its `destination` says where). */
+  destination_account_id: AccountId | null;
   sending_currency: string;
   receiving_currency: string;
   locked_side: 'SENDING' | 'RECEIVING';

@@ -19,7 +19,7 @@ export async function holdForSca(deps: ScaDeps, uow: UnitOfWork, subject: QuoteE
   if (subject.customerId === null) return undefined;
   const row = await deps.customers.findActive(uow.tx, uow.platformId, { id: subject.customerId });
   if (!row || !requiresSca(row.region)) return undefined;
-  if ((await isTrusted(uow, row.id, subject.destinationAccountId)) && (await hasLiveSession(uow.tx, uow.platformId, row.id, uow.now))) return undefined;
+  if (subject.destinationAccountId !== null && (await isTrusted(uow, row.id, subject.destinationAccountId)) && (await hasLiveSession(uow.tx, uow.platformId, row.id, uow.now))) return undefined;
   const customer = await requireScaCustomer(deps, uow.tx, uow.platformId, row.id);
   const { view } = await challengeFor(deps, uow, customer, 'QUOTE', subject.quoteId);
   return { scaChallenge: view };

@@ -68,6 +68,8 @@ interface TransactionDetails {
   pendingReason?: PendingReason;
   /** Overrides the source derived from sender_account_id (a real-time funded quote has no account). */
   source?: Record<string, unknown>;
+  /** Overrides the destination derived from receiver_account_id (a payment to a UMA address has no account). */
+  destination?: Record<string, unknown>;
   refund?: TransactionRefund;
   cancellationReason?: string;
   /** The ledger hold reserving the sender's funds while the payment waits (a compliance hold); never shown. */
@@ -102,6 +104,7 @@ export interface NewTransaction {
   exchangeRate?: string;
   quoteId?: QuoteId;
   source?: Record<string, unknown>;
+  destination?: Record<string, unknown>;
   reference?: string | null;
   description?: string | null;
   failureReason?: string | null;
@@ -117,7 +120,7 @@ function endpoint(kind: 'source' | 'destination', accountId: string | null): Rec
 export function transactionView(row: TransactionRow): TransactionView {
   const details = row.details as TransactionDetails;
   const source = details.source ?? endpoint('source', row.sender_account_id);
-  const destination = endpoint('destination', row.receiver_account_id);
+  const destination = details.destination ?? endpoint('destination', row.receiver_account_id);
   return {
     // Rows of kinds with views of their own (card transactions) are rendered by their module.
     id: row.id as TransactionId,
@@ -197,7 +200,7 @@ export async function createTransaction(uow: UnitOfWork, input: NewTransaction):
       description: input.description ?? null,
       failure_reason: input.failureReason ?? null,
       settled_at: input.settledAt ?? null,
-      details: JSON.stringify({ ...(input.source ? { source: input.source } : {}), ...(input.pendingReason ? { pendingReason: input.pendingReason } : {}) }),
+      details: JSON.stringify({ ...(input.source ? { source: input.source } : {}), ...(input.destination ? { destination: input.destination } : {}), ...(input.pendingReason ? { pendingReason: input.pendingReason } : {}) }),
       created_at: uow.now,
       updated_at: uow.now,
     })

@@ -1,3 +1,4 @@
+import type { Gates } from '../../../core/gates.js';
 import type { Selectable } from 'kysely';
 import type { Db, Executor } from '../../../db/schema.js';
 import type { AgentActionsTable } from '../tables.js';
@@ -67,6 +68,8 @@ export interface AgentActionDeps {
   transfers: TransfersService;
   transactions: TransactionService;
   platforms: Pick<PlatformService, 'checkAmount'>;
+  /** `transaction.platformDecision`: approve and reject reach other modules' payments waiting for the platform. */
+  gates: Pick<Gates, 'of'>;
 }
 
 /** The agent calling (the scope's actor on /agents/me routes). */

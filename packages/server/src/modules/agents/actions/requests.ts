@@ -109,6 +109,17 @@ export async function decideAgentAction(deps: AgentActionDeps, uow: UnitOfWork, 
   return actionView(deps, uow.tx, uow, await decideAction(deps, uow, row, decision));
 }
 
+declare module '../../../core/gates.js' {
+  interface GateCatalogue {
+    /**
+     * POST /transactions/{id}/approve or /reject on a transaction that is no agent's action: the
+     * module whose payment it is decides it (`decided`), or says it is not waiting (undefined, or
+     * without `decided`); the route then answers 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL.
+     */
+    'transaction.platformDecision': { subject: { transactionId: TransactionId; approve: boolean; reason: string | undefined }; verdict: { decided?: object } | undefined };
+  }
+}
+
 /**
  * POST /transactions/{id}/approve or /reject: the transaction of an agent's action waiting for
  * approval (a quote's transaction exists from the quote's creation). Anything else that exists is 409.
@@ -117,6 +128,11 @@ export async function decideTransaction(deps: AgentActionDeps, uow: UnitOfWork, 
   const row = await lockAction(uow, { transactionId });
   if (!row) {
     const existing = await deps.transactions.load(uow.tx, uow.platformId, transactionId);
+    // Another module's payment waiting for the platform (an incoming UMA payment) is decided by that module.
+    for (const gate of deps.gates.of('transaction.platformDecision')) {
+      const outcome = await gate(uow, { transactionId, approve: decision.approve, reason: decision.approve ? undefined : decision.reason });
+      if (outcome?.decided) return outcome.decided;
+    }
     throw notPendingApproval(existing.status);
   }
   await decideAction(deps, uow, row, decision);

@@ -1,0 +1,62 @@
+import { createECDH } from 'node:crypto';
+import { PubKeyResponse } from '@uma-sdk/core';
+import type { PlatformId } from '../../core/ids.js';
+import type { Db, Executor } from '../../db/schema.js';
+import type { Sealer } from '../../lib/sealed.js';
+
+export interface UmaKeyPair {
+  privateKey: Buffer;
+  /** Uncompressed secp256k1, hex. */
+  publicKey: string;
+}
+
+export type UmaKeys = ReturnType<typeof createUmaKeys>;
+
+const DOMAIN_MEMORY_MS = 60_000;
+
+const context = (platformId: PlatformId) => `uma-key:${platformId}`;
+
+/**
+ * Each platform's UMA key pair (secp256k1, as UMA signs), made on first use and kept sealed. The same
+ * pair signs and is published as the encryption key (travel-rule data is not sent today).
+ */
+export function createUmaKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
+  /**
+   * Public keys and the domains they answer for, remembered by this process as it uses them. A peer
+   * asks for our keys while we wait on it inside a transaction (a lookup inside a quote, a
+   * settlement job): on PGlite that transaction holds the only connection, so the answer must not
+   * need the database. Public data only; the private key is opened from storage on each use.
+   */
+  const publicKeys = new Map<PlatformId, string>();
+  const domains = new Map<string, { platformId: PlatformId; until: number }>();
+  /** Through the caller's executor: inside a unit of work, its transaction (PGlite has one connection). */
+  async function keyPair(executor: Executor, platformId: PlatformId, at: Date): Promise<UmaKeyPair> {
+    let row = await executor.selectFrom('uma_keys').select(['private_key_sealed', 'public_key']).where('platform_id', '=', platformId).executeTakeFirst();
+    if (!row) {
+      const ecdh = createECDH('secp256k1');
+      ecdh.generateKeys();
+      const values = { platform_id: platformId, private_key_sealed: sealer.seal(ecdh.getPrivateKey('hex'), context(platformId)), public_key: ecdh.getPublicKey('hex', 'uncompressed'), created_at: at };
+      // Two first uses at once: one key wins and both use it.
+      await executor.insertInto('uma_keys').values(values).onConflict((oc) => oc.column('platform_id').doNothing()).execute();
+      row = await executor.selectFrom('uma_keys').select(['private_key_sealed', 'public_key']).where('platform_id', '=', platformId).executeTakeFirstOrThrow();
+    }
+    publicKeys.set(platformId, row.public_key);
+    return { privateKey: Buffer.from(sealer.open(row.private_key_sealed, context(platformId)), 'hex'), publicKey: row.public_key };
+  }
+  return {
+    keyPair,
+    /** What /.well-known/lnurlpubkey answers: the raw keys (no certificate chain; see the notes). */
+    async published(platformId: PlatformId, at: Date): Promise<string> {
+      const publicKey = publicKeys.get(platformId) ?? (await keyPair(db, platformId, at)).publicKey;
+      return new PubKeyResponse(undefined, undefined, publicKey, publicKey).toJsonString();
+    },
+    /** The platform signs as `domain` (remembered for a minute, so its public endpoints answer without the database meanwhile). */
+    signsAs(domain: string, platformId: PlatformId): void {
+      domains.set(domain.toLowerCase(), { platformId, until: Date.now() + DOMAIN_MEMORY_MS });
+    },
+    platformSigningAs(domain: string): PlatformId | undefined {
+      const known = domains.get(domain.toLowerCase());
+      return known && known.until > Date.now() ? known.platformId : undefined;
+    },
+  };
+}
