@@ -273,7 +273,8 @@ function buildProgram(): Command {
         const { resealWalletData } = await import('./modules/wallets/reseal.js');
         const wallets = await resealWalletData(database.db, services.sealer, services.wallets, new Date());
         const stablecoinProviderAccounts = await services.stablecoins.links.reseal();
-        return { cards, ...wallets, stablecoinProviderAccounts, ...(await resealInfrastructure(database.db, services.sealer)) };
+        const umaKeys = await services.uma.keys.reseal();
+        return { cards, ...wallets, stablecoinProviderAccounts, umaKeys, ...(await resealInfrastructure(database.db, services.sealer)) };
       }),
     );
 

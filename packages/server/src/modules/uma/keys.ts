@@ -54,6 +54,17 @@ export function createUmaKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
     signsAs(domain: string, platformId: PlatformId): void {
       domains.set(domain.toLowerCase(), { platformId, until: Date.now() + DOMAIN_MEMORY_MS });
     },
+    /** After a key rotation (`npm run cli -- reseal`): re-seals, with the current key, every private key sealed with an earlier one. */
+    async reseal(): Promise<number> {
+      const rows = await db.selectFrom('uma_keys').select(['platform_id', 'private_key_sealed']).execute();
+      let resealed = 0;
+      for (const row of rows.filter((r) => !sealer.isCurrent(r.private_key_sealed))) {
+        const opened = sealer.open(row.private_key_sealed, context(row.platform_id));
+        await db.updateTable('uma_keys').set({ private_key_sealed: sealer.seal(opened, context(row.platform_id)) }).where('platform_id', '=', row.platform_id).execute();
+        resealed++;
+      }
+      return resealed;
+    },
     platformSigningAs(domain: string): PlatformId | undefined {
       const known = domains.get(domain.toLowerCase());
       return known && known.until > Date.now() ? known.platformId : undefined;

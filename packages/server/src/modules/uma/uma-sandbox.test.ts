@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { paymentFixtures } from '../../../../../test/payments-fixtures.js';
@@ -118,5 +119,29 @@ describe('quotes to a UMA address in the sandbox', () => {
     expect(quote.status, quote.text).toBe(400);
     expect(expectErrorShape(quote).code).toBe('AMOUNT_OUT_OF_RANGE');
     expect(await f.balance(accountId)).toBe(50_000);
+  });
+});
+
+describe('key rotation', () => {
+  it('re-seals the platforms’ UMA keys with the new encryption key (cli reseal); lookups still sign with only the new key', async () => {
+    const keyA = randomBytes(32);
+    const keyB = randomBytes(32);
+    const before = await createTestApp({}, { encryptionKey: keyA });
+    try {
+      const customer = await before.api<{ id: string }>(before.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Rita Rotation', currencies: ['USD'] });
+      expect(customer.status).toBe(201);
+      // The platform's key pair is made when its first customer is.
+      expect(await before.database.db.selectFrom('uma_keys').select('platform_id').where('platform_id', '=', before.platform.id).execute()).toHaveLength(1);
+      const rotating = await createTestApp({}, { encryptionKey: { current: keyB, previous: [keyA] }, database: before.database });
+      expect(await rotating.container.uma.keys.reseal()).toBeGreaterThanOrEqual(1);
+      expect(await rotating.container.uma.keys.reseal()).toBe(0);
+      await rotating.close();
+      const after = await createTestApp({}, { encryptionKey: keyB, database: before.database });
+      const found = await after.api<UmaLookup>(before.platform, 'GET', `/receiver/uma/${encodeURIComponent('$success.usd@sandbox.grid.uma.money')}?customerId=${customer.body.id}`);
+      expect(found.status, found.text).toBe(200);
+      await after.close();
+    } finally {
+      await before.close();
+    }
   });
 });
