@@ -45,7 +45,7 @@ export default defineModule({
   sitePages: (app, container) => umaPublicEndpoints(app, container),
   // The platform's UMA key exists once it has a customer who may look up or be paid: a lookup (a
   // GET) then stores nothing. Platforms whose customers predate this module make it on first use.
-  reactions: ({ uma }) => ({ 'customer.created': async (uow) => void (await uma.keys.keyPair(uow.tx, uow.platformId, uow.now)) }),
+  reactions: ({ uma }) => ({ 'customer.created': (uow) => uma.keys.ensure(uow.tx, uow.platformId, uow.now) }),
   jobs: ({ uma }) => ({ [APPROVAL_EXPIRY_JOB]: (uow, payload) => uma.incoming.expire(uow, payload) }),
   gates: ({ uma }) => ({
     'quote.umaDestination': (uow, subject) => uma.quoteDestination(uow, subject),

@@ -29,8 +29,11 @@ export function createUmaKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
    */
   const publicKeys = new Map<PlatformId, string>();
   const domains = new Map<string, { platformId: PlatformId; until: number }>();
-  /** Through the caller's executor: inside a unit of work, its transaction (PGlite has one connection). */
-  async function keyPair(executor: Executor, platformId: PlatformId, at: Date): Promise<UmaKeyPair> {
+  /**
+   * The platform's stored pair, made if it has none, without opening the private key. Through the
+   * caller's executor: inside a unit of work, its transaction (PGlite has one connection).
+   */
+  async function ensure(executor: Executor, platformId: PlatformId, at: Date): Promise<{ private_key_sealed: string; public_key: string }> {
     let row = await executor.selectFrom('uma_keys').select(['private_key_sealed', 'public_key']).where('platform_id', '=', platformId).executeTakeFirst();
     if (!row) {
       const ecdh = createECDH('secp256k1');
@@ -41,13 +44,20 @@ export function createUmaKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
       row = await executor.selectFrom('uma_keys').select(['private_key_sealed', 'public_key']).where('platform_id', '=', platformId).executeTakeFirstOrThrow();
     }
     publicKeys.set(platformId, row.public_key);
+    return row;
+  }
+
+  async function keyPair(executor: Executor, platformId: PlatformId, at: Date): Promise<UmaKeyPair> {
+    const row = await ensure(executor, platformId, at);
     return { privateKey: Buffer.from(sealer.open(row.private_key_sealed, context(platformId)), 'hex'), publicKey: row.public_key };
   }
   return {
     keyPair,
+    /** Makes the platform's pair if it has none (a customer's creation): nothing is opened, nothing signed. */
+    ensure: async (executor: Executor, platformId: PlatformId, at: Date): Promise<void> => void (await ensure(executor, platformId, at)),
     /** What /.well-known/lnurlpubkey answers: the raw keys (no certificate chain; see the notes). */
     async published(platformId: PlatformId, at: Date): Promise<string> {
-      const publicKey = publicKeys.get(platformId) ?? (await keyPair(db, platformId, at)).publicKey;
+      const publicKey = publicKeys.get(platformId) ?? (await ensure(db, platformId, at)).public_key;
       return new PubKeyResponse(undefined, undefined, publicKey, publicKey).toJsonString();
     },
     /** The platform signs as `domain` (remembered for a minute, so its public endpoints answer without the database meanwhile). */
