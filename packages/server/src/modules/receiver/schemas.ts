@@ -12,16 +12,19 @@ export const ReceiverLookupQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A currency a receiver accepts, with the sender's estimated rate and the receiver's limits (both lookups). */
+export const SupportedCurrency = Type.Object({
+  currency: CurrencySchema,
+  estimatedExchangeRate: Type.Number({ description: 'Receiving units per one unit of the sender’s currency; not locked (a quote locks it)' }),
+  min: MinorUnits,
+  max: MinorUnits,
+});
+
 export const ReceiverExternalAccountLookup = Type.Object({
   accountId: Type.String(),
   lookupId: Type.String({ description: 'Lookup:<uuid>; may be passed to POST /quotes as lookupId' }),
   supportedCurrencies: Type.Array(
-    Type.Object({
-      currency: CurrencySchema,
-      estimatedExchangeRate: Type.Number({ description: 'Receiving units per one unit of the sender’s currency; not locked (a quote locks it)' }),
-      min: MinorUnits,
-      max: MinorUnits,
-    }),
+    SupportedCurrency,
   ),
   requiredPayerDataFields: Type.Array(Type.Object({ name: Type.String(), mandatory: Type.Boolean() })),
 });

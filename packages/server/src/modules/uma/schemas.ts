@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { CURRENCY_CODES } from '../../lib/currencies.js';
-import { Id, MinorUnits, RequestAmount } from '../../http/schema-kit.js';
-import { CurrencySchema } from '../accounts/schemas.js';
+import { Id, RequestAmount } from '../../http/schema-kit.js';
+import { SupportedCurrency } from '../receiver/schemas.js';
 import { PAYER_FIELD_NAMES } from './payer-fields.js';
 
 const UmaAddressString = Type.String({ minLength: 1, maxLength: 260, description: '$user@domain' });
@@ -20,12 +20,7 @@ export const ReceiverUmaLookup = Type.Object({
   receiverUmaAddress: Type.String(),
   lookupId: Type.String({ description: 'Lookup:<uuid>; may be passed to POST /quotes as lookupId (the same receiver looked up by the same sender has the same id)' }),
   supportedCurrencies: Type.Array(
-    Type.Object({
-      currency: CurrencySchema,
-      estimatedExchangeRate: Type.Number({ description: 'Receiving units per one unit of the sender’s currency; not locked (a quote locks it)' }),
-      min: MinorUnits,
-      max: MinorUnits,
-    }),
+    SupportedCurrency,
   ),
   requiredPayerDataFields: Type.Array(Type.Object({ name: Type.String({ enum: [...PAYER_FIELD_NAMES] }), mandatory: Type.Boolean() })),
 });
