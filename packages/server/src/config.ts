@@ -13,6 +13,10 @@ export interface Config {
   publicUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Named prepared statements on PostgreSQL (MONETA_PG_PREPARED_STATEMENTS=false behind a proxy that cannot carry them). */
+  pgPreparedStatements: boolean;
+  /** Group commit of API units of work (MONETA_COALESCE_WRITES=on|off, db/group-commit.ts). */
+  coalesceWrites: boolean;
   apiTokenId: string | undefined;
   apiClientSecret: string | undefined;
   /** 32-byte key (hex or base64) that encrypts secrets kept at rest. */
@@ -54,9 +58,28 @@ export interface Config {
    * The sandbox connects anywhere and ignores it.
    */
   outboundAllow: string[];
+  /**
+   * MONETA_RATE_LIMIT and MONETA_RATE_LIMIT_BURST: a token bucket per credential (API token, agent),
+   * refilled at `perSecond` and holding at most `burst` requests; undefined when `off`.
+   */
+  rateLimit: RateLimit | undefined;
+  /** MONETA_REDIS_URL: the Redis the API processes share their rate limits through; unset: each process counts alone, in memory. */
+  redisUrl: string | undefined;
+  /** MONETA_REDIS_PREFIX: what every key this service writes in Redis starts with (several installations may share one Redis). */
+  redisPrefix: string;
   /** The environment the settings were read from; modules read their own sections from it (ModuleDefinition.settings). */
   environment: Readonly<Record<string, string | undefined>>;
 }
+
+export interface RateLimit {
+  /** Requests per second the bucket refills at (a positive number; below 1 is one request every 1/perSecond seconds). */
+  perSecond: number;
+  /** Requests the bucket holds: how many may come at once after a quiet spell. */
+  burst: number;
+}
+
+/** Stripe's: 100 requests per second in live mode, 25 in test mode. */
+const DEFAULT_RATE_PER_SECOND = { production: 100, sandbox: 25 } as const;
 
 export const API_VERSION = '2025-10-13';
 export const API_PREFIX = `/${API_VERSION}`;
@@ -97,6 +120,29 @@ function cidrListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
   }
 }
 
+function rateLimitSetting(env: NodeJS.ProcessEnv, mode: Mode): RateLimit | undefined {
+  const raw = (env.MONETA_RATE_LIMIT ?? '').trim();
+  if (raw.toLowerCase() === 'off') return undefined;
+  let perSecond: number = DEFAULT_RATE_PER_SECOND[mode];
+  if (raw !== '') {
+    perSecond = Number(raw);
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(raw) || !(perSecond > 0) || perSecond > 1_000_000) {
+      throw new ConfigError(`MONETA_RATE_LIMIT must be "off" or the requests per second each credential may send (a positive number up to 1000000), got "${raw}"`);
+    }
+  }
+  // One second's worth by default, at least one request.
+  const burst = intSetting(env, 'MONETA_RATE_LIMIT_BURST', Math.max(1, Math.ceil(perSecond)), 1, 10_000_000);
+  return { perSecond, burst };
+}
+
+/** MONETA_COALESCE_WRITES: on or off (the default); the test harness reads it too. */
+export function coalesceWritesSetting(env: NodeJS.ProcessEnv = process.env): boolean {
+  const raw = (env.MONETA_COALESCE_WRITES ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'off' || raw === 'false') return false;
+  if (raw === 'on' || raw === 'true') return true;
+  throw new ConfigError(`MONETA_COALESCE_WRITES must be "on" or "off", got "${env.MONETA_COALESCE_WRITES}"`);
+}
+
 /** Reads every setting from the environment, validated, with defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const modeRaw = (env.MONETA_MODE ?? 'sandbox').toLowerCase();
@@ -114,6 +160,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     dataDir: resolve(env.DATA_DIR ?? './.data'),
     databaseUrl,
+    pgPreparedStatements: env.MONETA_PG_PREPARED_STATEMENTS !== 'false',
+    coalesceWrites: coalesceWritesSetting(env),
     apiTokenId: env.API_TOKEN_ID || undefined,
     apiClientSecret: env.API_CLIENT_SECRET || undefined,
     encryptionKey: env.MONETA_ENCRYPTION_KEY || undefined,
@@ -134,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smsUrl: urlSetting(env, 'MONETA_SMS_URL', ['http:', 'https:']),
     smsToken: env.MONETA_SMS_TOKEN || undefined,
     outboundAllow: cidrListSetting(env, 'MONETA_OUTBOUND_ALLOW'),
+    rateLimit: rateLimitSetting(env, mode),
+    redisUrl: urlSetting(env, 'MONETA_REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: env.MONETA_REDIS_PREFIX || 'moneta:',
     environment: { ...env },
   };
   if (config.webhookLeaseMs <= config.webhookTimeoutMs) {

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('moneta');
 
   say(`moneta: opening ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'} database…`);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.pgPreparedStatements, coalesceWrites: config.coalesceWrites, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
   const applied = await migrateToLatest(database.db, modules);
   say(`moneta: schema up to date${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
 
@@ -53,7 +53,9 @@ async function main(): Promise<void> {
   // Scheduled work (transfer settlement, expiries) runs in this process, driven by the clock.
   container.jobs.start();
   // Sandbox delivers webhooks in this process; production runs `npm run worker` (any number of them).
-  if (config.mode === 'sandbox' || process.env.MONETA_DELIVER_WEBHOOKS === 'true') container.webhooks.start();
+  // MONETA_DELIVER_WEBHOOKS overrides either way: `false` gives a sandbox the production split (the chaos run).
+  const deliver = process.env.MONETA_DELIVER_WEBHOOKS ? process.env.MONETA_DELIVER_WEBHOOKS === 'true' : config.mode === 'sandbox';
+  if (deliver) container.webhooks.start();
   // With PORT=0 the bound port is only known now; an explicit PUBLIC_URL always wins.
   const publicAddress = process.env.PUBLIC_URL || config.port !== 0 ? config.publicUrl : address;
   recordSandboxAddress(config, credentials, publicAddress);

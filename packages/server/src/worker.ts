@@ -13,19 +13,24 @@ import { modules } from './modules/index.js';
 async function main(): Promise<void> {
   const config = loadConfigOrExit('moneta worker');
   const log = pino({ level: config.logLevel, base: { role: 'worker' } });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.pgPreparedStatements, coalesceWrites: config.coalesceWrites, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
   await migrateToLatest(database.db, modules);
   const container = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
   container.jobs.useLogger(log);
   container.webhooks.useLogger(log);
   container.jobs.start();
   container.webhooks.start(Number(process.env.WORKER_POLL_MS ?? 500));
+  // The pollers' timers are unref'd (they must not hold an API process open), and once PostgreSQL
+  // cuts every pooled connection (a restart, pg_terminate_backend) nothing else is left on the event
+  // loop: the worker used to exit quietly with code 0 (found by the chaos run). This keeps it alive until stop.
+  const keepAlive = setInterval(() => undefined, 60_000);
   log.info({ database: database.kind }, 'worker started: delivering webhooks and running jobs');
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(keepAlive);
     log.info({ signal }, 'worker stopping after in-flight work');
     await container.webhooks.stop();
     await container.jobs.stop();

@@ -2,6 +2,7 @@ import type { Executor, Tx } from '../db/schema.js';
 import type { EventEnvelope } from './events.js';
 import { newId, type PlatformId } from './ids.js';
 import { toJson } from '../lib/json.js';
+import { wakeAfterCommit } from '../db/wake.js';
 
 /**
  * Writes events to the outbox inside the caller's transaction, in one round trip and in the given
@@ -11,18 +12,25 @@ import { toJson } from '../lib/json.js';
  * against the event catalogue.
  */
 export async function writeEvents(tx: Tx, platformId: PlatformId, at: Date, events: readonly { type: string; data: unknown }[]): Promise<EventEnvelope[]> {
-  if (events.length === 0) return [];
+  const insert = eventsInsert(tx, platformId, at, events);
+  if (!insert) return [];
+  await insert.write.execute();
+  return insert.envelopes;
+}
+
+/** The envelopes of `events` and their INSERT, built but not sent (the unit of work sends it with its last statement). */
+export function eventsInsert(tx: Tx, platformId: PlatformId, at: Date, events: readonly { type: string; data: unknown }[]) {
+  if (events.length === 0) return undefined;
   const envelopes = events.map((event): EventEnvelope => ({ id: newId('Webhook'), type: event.type, timestamp: at.toISOString(), data: event.data }));
-  await tx
-    .insertInto('events')
-    .values(
-      envelopes.map((envelope) => {
-        const body = toJson(envelope);
-        return { id: envelope.id, platform_id: platformId, type: envelope.type, payload: body, body, next_attempt_at: at, created_at: at };
-      }),
-    )
-    .execute();
-  return envelopes;
+  const write = tx.insertInto('events').values(
+    envelopes.map((envelope) => {
+      const body = toJson(envelope);
+      return { id: envelope.id, platform_id: platformId, type: envelope.type, payload: body, body, next_attempt_at: at, created_at: at };
+    }),
+  );
+  // Delivery starts when this transaction commits, not at the deliverer's next poll.
+  wakeAfterCommit(tx, 'events');
+  return { envelopes, write };
 }
 
 export async function listEvents(db: Executor, platformId: PlatformId, type?: string): Promise<EventEnvelope[]> {

@@ -1,5 +1,6 @@
+import { sql, type Compilable } from 'kysely';
 import type { Db, Tx } from '../db/schema.js';
-import { writeEvents } from './outbox.js';
+import { eventsInsert } from './outbox.js';
 import { transact } from '../db/transact.js';
 import type { EventCatalogue, EventType, PendingEvent } from './events.js';
 import type { AgentId, ApiTokenId, CustomerId, JobId, PlatformId } from './ids.js';
@@ -33,18 +34,48 @@ export interface UnitOfWork extends Scope {
    * registration under the same key is ignored.
    */
   beforeCommit(key: string, hook: () => void | Promise<void>): void;
+  /**
+   * Queues a write of rows that nothing reads back in this unit of work (a ledger entry and its
+   * postings, a job): it is sent with the unit of work's last statement, together with its events
+   * and the stored idempotent answer, in one round trip instead of one each.
+   */
+  later(write: DeferredWrite): void;
+  /** Sends the queued writes now, for a read that must see them. */
+  flush(): Promise<void>;
 }
+
+/** An INSERT, UPDATE or DELETE built but not executed (a Kysely query builder). */
+export type DeferredWrite = Compilable;
 
 export interface OpenedUnitOfWork {
   uow: UnitOfWork;
-  /** Runs the before-commit hooks and writes the events; call it last inside the transaction. */
-  complete: () => Promise<void>;
+  /**
+   * Runs the before-commit hooks, then sends the queued writes, the events and `last` (the
+   * caller's own final writes, such as the idempotent answer) in one statement; call it last
+   * inside the transaction.
+   */
+  complete: (last?: readonly DeferredWrite[]) => Promise<void>;
+}
+
+/**
+ * Sends writes as one statement: each becomes a data-modifying CTE of `WITH w0 AS (…), w1 AS (…)
+ * SELECT 1` (PostgreSQL runs them all; foreign keys between them are checked at its end).
+ */
+export async function sendTogether(tx: Tx, writes: readonly DeferredWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  if (writes.length === 1) {
+    await tx.executeQuery(writes[0]!.compile());
+    return;
+  }
+  const ctes = writes.map((write, i) => sql`${sql.raw(`w${i}`)} AS (${write})`);
+  await sql`WITH ${sql.join(ctes)} SELECT 1`.execute(tx);
 }
 
 /** A unit of work over a transaction someone else opened (the idempotency layer, the job runner). */
 export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
   const events: PendingEvent[] = [];
   const hooks = new Map<string, () => void | Promise<void>>();
+  const queued: DeferredWrite[] = [];
   const uow: UnitOfWork = {
     ...scope,
     tx,
@@ -54,23 +85,35 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
     beforeCommit(key, hook) {
       if (!hooks.has(key)) hooks.set(key, hook);
     },
+    later(write) {
+      queued.push(write);
+    },
+    flush: () => sendTogether(tx, queued.splice(0)),
   };
   return {
     uow,
-    complete: async () => {
+    complete: async (last = []) => {
       for (const hook of hooks.values()) await hook();
       hooks.clear();
-      await writeEvents(tx, scope.platformId, scope.now, events.splice(0));
+      const insertEvents = eventsInsert(tx, scope.platformId, scope.now, events.splice(0));
+      await sendTogether(tx, [...queued.splice(0), ...(insertEvents ? [insertEvents.write] : []), ...last]);
     },
   };
 }
 
-/** Runs `work` as one unit of work in its own transaction: all of it commits, events included, or none. */
+/**
+ * Runs `work` as one unit of work: all of it commits, events included, or none. With group commit
+ * on (db/group-commit.ts) it may share its transaction and COMMIT with others, in a savepoint.
+ */
 export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-  return transact(db, async (tx) => {
-    const { uow, complete } = openUnitOfWork(tx, scope);
-    const result = await work(uow);
-    await complete();
-    return result;
-  });
+  return transact(
+    db,
+    async (tx) => {
+      const { uow, complete } = openUnitOfWork(tx, scope);
+      const result = await work(uow);
+      await complete();
+      return result;
+    },
+    { coalesce: true },
+  );
 }

@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { invalidInput } from '../core/errors.js';
 import type { Executor } from './schema.js';
+import type { WakeChannel, Wakeups } from './wake.js';
 
 /**
  * Reading a table in the order its rows' transactions committed, for streams that must never skip
@@ -30,28 +30,60 @@ export const TXID = sql<string>`t.txid::text`;
 
 /** Rows read per query; a full page is followed at once by the next. */
 const PAGE = 200;
-/** How long an idle stream waits before looking again. */
+/** How long an idle stream waits before looking again, when nothing wakes it. */
 const POLL_MS = 200;
+/** The same while commits wake it (a row can still wait for an older transaction to end: then this long). */
+const WOKEN_POLL_MS = 1_000;
 
 /**
  * Follows a table from `start` until `signal` aborts: `page` reads up to `limit` rows after a
- * position (with `afterPosition`, ordered), `send` gets each row with its position's text.
+ * position (with `afterPosition`, ordered), `send` gets each row with its position's text. With
+ * `wake`, a commit that wrote to the table makes it look at once (db/wake.ts), and it polls
+ * only every WOKEN_POLL_MS while those wake-ups arrive.
  */
 export async function followRows<R extends { txid: string; id: string }>(
   start: CommitPosition,
   signal: AbortSignal,
   page: (after: CommitPosition, limit: number) => Promise<R[]>,
   send: (row: R, position: string) => void,
+  wake?: { wakeups: Wakeups; channel: WakeChannel },
 ): Promise<void> {
   let position = start;
-  while (!signal.aborted) {
-    const rows = await page(position, PAGE);
-    for (const row of rows) {
-      position = { txid: row.txid, key: row.id };
-      send(row, positionText(position));
+  let woken = false;
+  let resume: (() => void) | undefined;
+  const unsubscribe = wake?.wakeups.subscribe(wake.channel, () => {
+    woken = true;
+    resume?.();
+  });
+  try {
+    while (!signal.aborted) {
+      // A wake that arrives while the page is read makes the next read start at once.
+      woken = false;
+      const rows = await page(position, PAGE);
+      for (const row of rows) {
+        position = { txid: row.txid, key: row.id };
+        send(row, positionText(position));
+      }
+      if (rows.length < PAGE && !woken) await idle(wake?.wakeups.listening() ? WOKEN_POLL_MS : POLL_MS, signal, (r) => (resume = r));
+      resume = undefined;
     }
-    if (rows.length < PAGE) await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
+  } finally {
+    unsubscribe?.();
   }
+}
+
+/** Waits `ms`, or until aborted, or until the function handed to `onResume` is called. */
+function idle(ms: number, signal: AbortSignal, onResume: (resume: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    onResume(done);
+  });
 }
 
 /** Where a stream that starts "from now" begins: every transaction still running is ahead of it. */

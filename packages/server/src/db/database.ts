@@ -3,12 +3,18 @@ import { Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { SearchPathPostgresDialect } from './dialect.js';
 import { PGlitePool } from './pglite-pool.js';
+import { prepareStatements } from './prepared-statements.js';
+import { enableGroupCommit } from './group-commit.js';
+import { transactAlone } from './transact.js';
 import { migrationProvider, type MigrationSource } from './migrations/index.js';
 import type { Database, Db } from './schema.js';
+import { createLocalWakeups, createPostgresWakeups, notifyThrough, registerWakeups, type Wakeups } from './wake.js';
 
 export interface DatabaseHandle {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** Commits that wrote work wake its workers (db/wake.ts); also reachable as wakeupsOf(db). */
+  wakeups: Wakeups;
   close(): Promise<void>;
 }
 
@@ -17,11 +23,23 @@ export interface OpenOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; undefined means in memory. */
   pgliteDir?: string | undefined;
+  /**
+   * A dumped PGlite data directory to start from (PGlite's `dumpDataDir`), instead of an empty
+   * database: the tests migrate once and start every file's database from the result.
+   */
+  pgliteSnapshot?: Blob | undefined;
   /** PostgreSQL schema to work in (tests give each file its own). */
   searchPath?: string | undefined;
   poolSize?: number;
   /** How long a request waits for a PostgreSQL connection before giving up (default 5 s). */
   connectTimeoutMs?: number;
+  /** Named prepared statements on PostgreSQL (default true; off behind a transaction-pooling proxy). */
+  preparedStatements?: boolean;
+  /**
+   * Group commit (db/group-commit.ts): API units of work that arrive together share one
+   * transaction and one COMMIT, each in its own savepoint. MONETA_COALESCE_WRITES; default off.
+   */
+  coalesceWrites?: boolean;
 }
 
 const INT8_OID = 20;
@@ -47,15 +65,46 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     // query running, and an 'error' event nobody listens to ends the process. With a listener the
     // client is marked broken, its transaction's next statement fails (answered 503, see
     // http/errors.ts) and the pool discards it on release; idle clients are pg-pool's own concern.
-    pool.on('connect', (client) => client.on('error', () => undefined));
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+      if (options.preparedStatements !== false) prepareStatements(client);
+    });
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    // Notifications are per database, not per schema: processes on other schemas of it only wake for nothing.
+    const wakeups = createPostgresWakeups({ connectionString: options.databaseUrl, notify: notifyThrough(db) });
+    registerWakeups(db, wakeups);
+    if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work));
+    return {
+      db,
+      kind: 'postgres',
+      wakeups,
+      close: async () => {
+        await wakeups.close();
+        await db.destroy();
+      },
+    };
   }
   if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
-  const pool = await PGlitePool.open(options.pgliteDir);
+  const pool = await PGlitePool.open(options.pgliteDir, options.pgliteSnapshot);
   const db = new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool: pool as unknown as pg.Pool }) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  // One process owns the embedded database: every commit happens here, so the signal is in-process.
+  const wakeups = createLocalWakeups();
+  registerWakeups(db, wakeups);
+  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work));
+  // Webhook delivery's single statements go ahead of queued API transactions on the one connection.
+  prioritized.set(db, new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool: pool.prioritized() as unknown as pg.Pool }) }));
+  return { db, kind: 'pglite', wakeups, close: () => db.destroy() };
+}
+
+const prioritized = new WeakMap<Db, Db>();
+
+/**
+ * The same database, for short single statements that should not queue behind the API's
+ * transactions: on PGlite (one connection) they go ahead of them; on PostgreSQL it is `db` itself.
+ */
+export function prioritizedDb(db: Db): Db {
+  return prioritized.get(db) ?? db;
 }
 
 /**

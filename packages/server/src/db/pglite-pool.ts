@@ -10,38 +10,68 @@ import { PGlite, types } from '@electric-sql/pglite';
  */
 export class PGlitePool {
   readonly pglite: PGlite;
-  #tail: Promise<void> = Promise.resolve();
+  #busy = false;
+  #waiting: { priority: boolean; grant: () => void }[] = [];
+  #idle: (() => void)[] = [];
   #ended = false;
 
   constructor(pglite: PGlite) {
     this.pglite = pglite;
   }
 
-  static async open(dataDir: string | undefined): Promise<PGlitePool> {
+  /** `snapshot`: a dumped data directory (`dumpDataDir`) to start from instead of running initdb. */
+  static async open(dataDir: string | undefined, snapshot?: Blob): Promise<PGlitePool> {
     const pglite = await PGlite.create({
       ...(dataDir ? { dataDir } : {}),
+      ...(snapshot ? { loadDataDir: snapshot } : {}),
       parsers: { [types.INT8]: (value: string) => BigInt(value) },
     });
     return new PGlitePool(pglite);
   }
 
-  async connect(): Promise<PGliteClient> {
+  /**
+   * Waits for the connection, first come first served, except that a `priority` caller goes ahead
+   * of every ordinary one waiting (never ahead of the transaction holding it). Webhook delivery
+   * uses it (`prioritized`): its statements are single and short, and without it each would wait
+   * behind every queued API transaction while its event ages.
+   */
+  async connect(priority = false): Promise<PGliteClient> {
     if (this.#ended) throw new Error('database is closed');
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const previous = this.#tail;
-    this.#tail = previous.then(() => held);
-    await previous;
+    if (this.#busy) {
+      await new Promise<void>((grant) => {
+        const waiter = { priority, grant };
+        const firstOrdinary = priority ? this.#waiting.findIndex((w) => !w.priority) : -1;
+        if (firstOrdinary < 0) this.#waiting.push(waiter);
+        else this.#waiting.splice(firstOrdinary, 0, waiter);
+      });
+    } else {
+      this.#busy = true;
+    }
     // PGlite answers in microtasks only; without a turn of the event loop here, a queue of
     // transactions would run back to back and no socket would be read until it drained.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    return new PGliteClient(this.pglite, release);
+    return new PGliteClient(this.pglite, () => this.#release());
+  }
+
+  /** The same connection, as a pool whose every caller has priority (see `connect`). */
+  prioritized(): { connect: () => Promise<PGliteClient>; end: () => Promise<void> } {
+    return { connect: () => this.connect(true), end: async () => undefined };
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) {
+      next.grant();
+      return;
+    }
+    this.#busy = false;
+    for (const resolve of this.#idle.splice(0)) resolve();
   }
 
   async end(): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
-    await this.#tail;
+    if (this.#busy) await new Promise<void>((resolve) => this.#idle.push(resolve));
     await this.pglite.close();
   }
 }

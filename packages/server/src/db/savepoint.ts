@@ -8,12 +8,14 @@ let counter = 0;
  * and the transaction goes on (the error is rethrown). For attempts that may fail half-way (a job's
  * work, a pull that may find no funds) without losing the rest of the transaction.
  */
-export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
+export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>, options: { release?: boolean } = {}): Promise<T> {
   const name = sql.raw(`attempt_${++counter}`);
   await sql`SAVEPOINT ${name}`.execute(tx);
   try {
     const result = await work();
-    await sql`RELEASE SAVEPOINT ${name}`.execute(tx);
+    // Not releasing saves a round trip: what follows nests inside the savepoint, and the COMMIT
+    // keeps it all (group commit runs one unit after another this way, db/group-commit.ts).
+    if (options.release !== false) await sql`RELEASE SAVEPOINT ${name}`.execute(tx);
     return result;
   } catch (error) {
     await sql`ROLLBACK TO SAVEPOINT ${name}`.execute(tx);

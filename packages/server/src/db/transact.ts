@@ -1,6 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isRetryableConflict } from '../lib/db-errors.js';
 import type { Db, Tx } from './schema.js';
+import { takeWakeMarks, wakeupsOf } from './wake.js';
+import { groupCommitOf } from './group-commit.js';
+
+export interface TransactOptions {
+  /**
+   * May share its transaction and COMMIT with other units that arrive together, each in its own
+   * savepoint (db/group-commit.ts), when the database has group commit on; otherwise ignored. For
+   * short units of work that neither hold the connection for long nor open another transaction.
+   */
+  coalesce?: boolean;
+}
 
 /** How many times a transaction runs at most when PostgreSQL rolls it back for a conflict. */
 const MAX_RUNS = 5;
@@ -10,11 +21,27 @@ const MAX_RUNS = 5;
  * for a serialization failure or a deadlock (which it may do under any lock order once several
  * tables are involved): the request then succeeds instead of answering 500. `work` must only change
  * the database (or in-memory state it rebuilds on each run); effects outside belong after commit.
+ * After the commit it fires the wake-ups the transaction marked (db/wake.ts), and only then.
  */
-export async function transact<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function transact<T>(db: Db, work: (tx: Tx) => Promise<T>, options: TransactOptions = {}): Promise<T> {
+  const group = options.coalesce ? groupCommitOf(db) : undefined;
+  if (group) return group.run(work);
+  return transactAlone(db, work);
+}
+
+/** `transact` in a transaction of its own. */
+export async function transactAlone<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let run = 1; ; run++) {
     try {
-      return await db.transaction().execute(work);
+      let current: Tx | undefined;
+      const result = await db.transaction().execute((tx) => {
+        current = tx;
+        return work(tx);
+      });
+      // Committed: wake whoever does the work this transaction wrote (events, jobs), here and elsewhere.
+      const marks = current && takeWakeMarks(current);
+      if (marks) wakeupsOf(db).committed(marks);
+      return result;
     } catch (error) {
       if (run >= MAX_RUNS || !isRetryableConflict(error)) throw error;
       // Jittered backoff, so the transactions that collided do not collide again in step.

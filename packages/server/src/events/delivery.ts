@@ -7,6 +7,8 @@ import type { Clock } from '../lib/clock.js';
 import { defineError } from '../core/errors.js';
 import { newId, type PlatformId } from '../core/ids.js';
 import { createPoller } from '../lib/poller.js';
+import { wakeupsOf } from '../db/wake.js';
+import { prioritizedDb } from '../db/database.js';
 import { signBody, type SigningKeys } from './signing-keys.js';
 import { OutboundError, type Outbound } from '../outbound/guard.js';
 
@@ -80,9 +82,12 @@ export interface WebhookDelivererDeps {
   webhookEndpoint: (platformId: PlatformId) => Promise<string | undefined>;
   timeoutMs?: number;
   leaseMs?: number;
+  /** Most events claimed and unfinished at once (default 64, bounded so every wave of `concurrency` fits in the lease). */
   batchSize?: number;
-  /** How many requests are in flight at once; a batch can be larger, since it costs two statements to record. */
+  /** How many requests are in flight at once (default 16). */
   concurrency?: number;
+  /** How often to look for due events anyway while commits wake the deliverer (retries come due by time alone; default 2 s). */
+  fallbackPollMs?: number;
 }
 
 /** One deliverer's settings and running state, shared by the functions below. */
@@ -90,7 +95,10 @@ export interface Delivery {
   deps: WebhookDelivererDeps;
   timeoutMs: number;
   leaseMs: number;
+  /** Most events claimed and not yet finished (sent and handed to the recorder) at once; one claim takes at most this many. */
   batchSize: number;
+  /** Most requests in flight at once. */
+  concurrency: number;
   limit: ReturnType<typeof pLimit>;
   /** Aborted on stop: in-flight requests end at once instead of holding the shutdown up to their timeout. */
   stopping: AbortController;
@@ -105,18 +113,18 @@ function deliverySettings(deps: WebhookDelivererDeps): Omit<Delivery, 'state'> {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const leaseMs = deps.leaseMs ?? timeoutMs + 20_000;
   const concurrency = deps.concurrency ?? 16;
-  const limit = pLimit(concurrency);
-  // A batch goes out in waves of `concurrency`; every wave must fit in the lease (with room to spare),
-  // or another worker could take an event this one has not sent yet.
+  // At most `batchSize` events are claimed and not yet sent or recorded; they go out in waves of
+  // `concurrency`, and every wave must fit in the lease (with room to spare), or another worker
+  // could take an event this one has not sent yet.
   const waves = Math.max(1, Math.floor(leaseMs / (2 * timeoutMs)));
-  const batchSize = Math.min(deps.batchSize ?? 64, concurrency * waves);
+  const batchSize = Math.max(1, Math.min(deps.batchSize ?? 64, concurrency * waves));
   const stopping = new AbortController();
   // Every request in flight listens to it: far more than EventTarget's default warning threshold.
   setMaxListeners(0, stopping.signal);
-  return { deps, timeoutMs, leaseMs, batchSize, limit, stopping };
+  return { deps, timeoutMs, leaseMs, batchSize, concurrency, limit: pLimit(concurrency), stopping };
 }
 
-async function claim(d: Delivery): Promise<EventRow[]> {
+async function claim(d: Delivery, limit: number): Promise<EventRow[]> {
   const realNow = d.deps.clock.realNow();
   const leaseUntil = new Date(realNow.getTime() + d.leaseMs);
   const rows = await sql<EventRow>`
@@ -127,7 +135,7 @@ async function claim(d: Delivery): Promise<EventRow[]> {
         AND e.next_attempt_at <= ${realNow}::timestamptz + p.clock_offset_ms * interval '1 millisecond'
         AND (e.lease_until IS NULL OR e.lease_until < ${realNow})
       ORDER BY e.next_attempt_at, e.id
-      LIMIT ${d.batchSize}
+      LIMIT ${limit}
       FOR UPDATE OF e SKIP LOCKED)
     RETURNING *`.execute(d.deps.db);
   return rows.rows;
@@ -164,43 +172,34 @@ function nextStep(event: EventRow, attempt: AttemptResult, now: Date): { status:
 
 type RecordedRow = Tried & { now: Date } & ReturnType<typeof nextStep>;
 
-async function writeRecords(tx: Executor, rows: RecordedRow[]): Promise<void> {
-  await tx
-    .insertInto('webhook_attempts')
-    .values(
-      rows.map(({ event, attempt, now, nextAttemptAt }) => ({
-        id: newId('WebhookAttempt'),
-        event_id: event.id,
-        platform_id: event.platform_id,
-        attempt: event.attempts,
-        url: attempt.url,
-        started_at: new Date(now.getTime() - attempt.durationMs),
-        duration_ms: attempt.durationMs,
-        status_code: attempt.statusCode,
-        error: attempt.error,
-        response_excerpt: attempt.excerpt,
-        next_attempt_at: nextAttemptAt,
-      })),
-    )
-    .execute();
-  const changes = sql.join(
-    rows.map(({ event, now, status, nextAttemptAt }) => sql`(${event.id}, ${status}, ${nextAttemptAt}::timestamptz, ${status === 'DELIVERED' ? now : null}::timestamptz)`),
+/**
+ * Records a set of attempts and moves their events on in ONE statement whatever their number (the
+ * attempt rows inserted by a data-modifying CTE, the events updated by the statement itself, so
+ * both or neither): on the embedded database the one connection is shared with the API, so round
+ * trips per delivery are what delivery throughput is made of.
+ */
+async function writeRecords(db: Executor, rows: RecordedRow[]): Promise<void> {
+  const values = sql.join(
+    rows.map(
+      ({ event, attempt, now, status, nextAttemptAt }) =>
+        sql`(${event.id}, ${status}, ${nextAttemptAt}::timestamptz, ${status === 'DELIVERED' ? now : null}::timestamptz, ${newId('WebhookAttempt')}, ${event.platform_id}, ${event.attempts}::integer, ${attempt.url}, ${new Date(now.getTime() - attempt.durationMs)}::timestamptz, ${attempt.durationMs}::integer, ${attempt.statusCode}::integer, ${attempt.error}::text, ${attempt.excerpt}::text)`,
+    ),
   );
   await sql`
+    WITH c(id, status, next_attempt_at, delivered_at, attempt_id, platform_id, attempt, url, started_at, duration_ms, status_code, error, response_excerpt) AS (VALUES ${values}),
+    recorded AS (
+      INSERT INTO webhook_attempts (id, event_id, platform_id, attempt, url, started_at, duration_ms, status_code, error, response_excerpt, next_attempt_at)
+      SELECT attempt_id, id, platform_id, attempt, url, started_at, duration_ms, status_code, error, response_excerpt, next_attempt_at FROM c)
     UPDATE events e SET
       delivery_status = c.status,
       lease_until = NULL,
       next_attempt_at = coalesce(c.next_attempt_at, e.next_attempt_at),
       delivered_at = coalesce(c.delivered_at, e.delivered_at)
-    FROM (VALUES ${changes}) AS c(id, status, next_attempt_at, delivered_at)
-    WHERE e.id = c.id`.execute(tx);
+    FROM c
+    WHERE e.id = c.id`.execute(db);
 }
 
-/**
- * Records a batch's attempts and moves their events on, in one transaction of two statements
- * whatever the batch's size: on the embedded database the one connection is shared with the API,
- * so round trips per delivery are what delivery throughput is made of.
- */
+/** Records attempts (see writeRecords); returns each one's new delivery status, in order. */
 async function record(d: Delivery, results: Tried[]): Promise<DeliveryStatus[]> {
   if (results.length === 0) return [];
   const rows: RecordedRow[] = [];
@@ -208,7 +207,7 @@ async function record(d: Delivery, results: Tried[]): Promise<DeliveryStatus[]> 
     const now = await d.deps.clock.now(event.platform_id);
     rows.push({ event, attempt, now, ...nextStep(event, attempt, now) });
   }
-  await d.deps.db.transaction().execute((tx) => writeRecords(tx, rows));
+  await writeRecords(d.deps.db, rows);
   return rows.map((r) => r.status);
 }
 
@@ -232,40 +231,98 @@ async function release(d: Delivery, events: EventRow[]): Promise<void> {
     .execute();
 }
 
-/** Sends a claimed batch, at most `concurrency` requests at once; a send that throws is logged and left to its lease. */
-async function sendBatch(d: Delivery, batch: EventRow[]): Promise<Tried[]> {
-  const sent = await Promise.all(
-    batch.map((event) =>
-      d.limit(async () => {
-        try {
-          const attempt = await send(d, event);
-          return attempt ? { event, attempt } : undefined;
-        } catch (error) {
-          d.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed');
-          return undefined;
-        }
-      }),
-    ),
-  );
-  return sent.filter((r): r is Tried => r !== undefined);
+/** One claimed event's attempt, or undefined when it was skipped or its send threw (logged; left to its lease). */
+async function sendOne(d: Delivery, event: EventRow): Promise<Tried | undefined> {
+  try {
+    const attempt = await send(d, event);
+    return attempt ? { event, attempt } : undefined;
+  } catch (error) {
+    d.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed');
+    return undefined;
+  }
 }
 
-/** Claims, sends and records batches until none is due (or the deliverer stops); returns how many events were claimed. */
-export async function drainOutbox(d: Delivery): Promise<number> {
-  let delivered = 0;
-  for (let round = 0; round < 1000 && !d.stopping.signal.aborted; round++) {
-    const batch = await claim(d);
-    if (batch.length === 0) break;
-    const tried = await sendBatch(d, batch);
-    await release(d, tried.filter((r) => r.attempt.abandoned).map((r) => r.event));
-    const attempts = tried.filter((r) => !r.attempt.abandoned);
+/** Records finished attempts as they come: one statement in flight, what finishes meanwhile goes in the next. */
+function createRecorder(d: Delivery) {
+  const queue: Tried[] = [];
+  let writing: Promise<void> | undefined;
+
+  async function write(batch: Tried[]): Promise<void> {
+    await release(
+      d,
+      batch.filter((r) => r.attempt.abandoned).map((r) => r.event),
+    );
+    const attempts = batch.filter((r) => !r.attempt.abandoned);
     const statuses = await record(d, attempts);
     attempts.forEach(({ event, attempt }, i) => {
       if (statuses[i] !== 'DELIVERED') d.state.log?.info({ eventId: event.id, attempt: event.attempts, status: attempt.statusCode, error: attempt.error }, 'webhook not delivered');
     });
-    delivered += batch.length;
   }
-  return delivered;
+
+  function kick(): void {
+    if (writing || queue.length === 0) return;
+    const batch = queue.splice(0);
+    writing = write(batch)
+      // Unrecorded attempts keep their lease; when it lapses the events are sent again (at least once).
+      .catch((error: unknown) => d.state.log?.error({ err: error, events: batch.length }, 'webhook attempts not recorded'))
+      .finally(() => {
+        writing = undefined;
+        kick();
+      });
+  }
+
+  return {
+    add(tried: Tried): void {
+      queue.push(tried);
+      kick();
+    },
+    async idle(): Promise<void> {
+      while (writing || queue.length > 0) {
+        kick();
+        await writing;
+      }
+    },
+  };
+}
+
+/**
+ * Claims, sends and records until none is due (or the deliverer stops); returns how many events
+ * were claimed. A pipeline rather than rounds: up to `batchSize` events claimed and unfinished at
+ * once, sent `concurrency` at a time; more are claimed as soon as a quarter of that room is free,
+ * and finished attempts are recorded while others are sent. On the embedded database every
+ * statement waits its turn behind the API's transactions, so the statements per event are few: one
+ * claim for many events, one record statement for all that finished meanwhile, and no claim after
+ * one that came back short (a commit since then wakes the next drain). No order among events is
+ * promised (they were always sent concurrently).
+ */
+export async function drainOutbox(d: Delivery): Promise<number> {
+  let claimed = 0;
+  const unfinished = new Set<Promise<void>>();
+  const recorder = createRecorder(d);
+  const refill = Math.max(1, Math.floor(d.batchSize / 4));
+  try {
+    for (let round = 0; round < 100_000 && !d.stopping.signal.aborted; round++) {
+      const room = d.batchSize - unfinished.size;
+      if (room < refill) {
+        await Promise.race(unfinished);
+        continue;
+      }
+      const batch = await claim(d, room);
+      claimed += batch.length;
+      for (const event of batch) {
+        const sending: Promise<void> = d
+          .limit(() => sendOne(d, event))
+          .then((tried) => tried && recorder.add(tried))
+          .finally(() => unfinished.delete(sending));
+        unfinished.add(sending);
+      }
+      if (batch.length < room) break;
+    }
+  } finally {
+    await Promise.all(unfinished);
+    await recorder.idle();
+  }
+  return claimed;
 }
 
 /**
@@ -300,18 +357,24 @@ export async function sendTestEvent(d: Delivery, platformId: PlatformId): Promis
 export type WebhookDeliverer = ReturnType<typeof createWebhookDeliverer>;
 
 /**
- * Delivers the outbox. A batch of due events is leased (FOR UPDATE SKIP LOCKED, then a lease time
- * written and committed), sent without holding any database connection, and the outcome recorded.
+ * Delivers the outbox. Due events are leased (FOR UPDATE SKIP LOCKED, then a lease time written
+ * and committed), sent without holding any database connection, and the outcome recorded.
  * Two workers never send one attempt at once; a crash between sending and recording lets the lease
  * lapse and the event is sent again: at least once, never lost.
  */
 export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
   const poller = createPoller('webhook delivery', () => drainOutbox(delivery));
-  const delivery: Delivery = { ...deliverySettings(deps), state: poller.state };
+  // On PGlite the deliverer's statements go ahead of queued API transactions (db/pglite-pool.ts).
+  const delivery: Delivery = { ...deliverySettings({ ...deps, db: prioritizedDb(deps.db) }), state: poller.state };
   return {
     useLogger: poller.useLogger,
     runDue: poller.runDue,
-    start: (intervalMs = 500) => poller.start(intervalMs),
+    /**
+     * Delivers each event when the commit that wrote it wakes the deliverer (db/wake.ts), and polls:
+     * every `intervalMs` while wake-ups are down (PostgreSQL's LISTEN connection lost), else every
+     * `fallbackPollMs` for what time alone makes due (retries).
+     */
+    start: (intervalMs = 500) => poller.start(intervalMs, { wakeups: wakeupsOf(deps.db), channel: 'events', fallbackMs: Math.max(intervalMs, deps.fallbackPollMs ?? 2_000) }),
     /** Stops polling and abandons requests in flight (their events are released and sent again later). */
     async stop(): Promise<void> {
       delivery.stopping.abort();

@@ -4,7 +4,7 @@ import { transact } from '../db/transact.js';
 import type { Clock } from '../lib/clock.js';
 import { idempotencyKeyInProgress, idempotencyKeyReused, invalidInput, unauthorized } from '../core/errors.js';
 import { SignatureRequired } from '../core/signature.js';
-import { openUnitOfWork, type Scope, type UnitOfWork } from '../core/unit-of-work.js';
+import { openUnitOfWork, type DeferredWrite, type Scope, type UnitOfWork } from '../core/unit-of-work.js';
 import { canonicalJson } from '../lib/json.js';
 import { sha256Hex } from '../lib/secrets.js';
 import type { Sealer } from '../lib/sealed.js';
@@ -107,19 +107,18 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
     return { kind: 'claimed' };
   }
 
-  async function store(tx: Tx, scope: Scope, clientKey: string, answer: Answer): Promise<void> {
+  /** The write that stores the answer under its key (or frees the key of a 202 challenge), built but not sent. */
+  function storing(tx: Tx, scope: Scope, clientKey: string, answer: Answer): DeferredWrite {
     const key = storedKey(scope, clientKey);
-    if (answer.challenge) {
-      await tx.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', key).execute();
-      return;
-    }
-    await tx
-      .updateTable('idempotency_keys')
-      // Stored responses can carry secrets (a new API token's secret, a hosted-link token): sealed at rest.
-      .set({ response_status: answer.status, response_body: sealer.seal(answer.text, `${scope.platformId}\n${key}`) })
-      .where('platform_id', '=', scope.platformId)
-      .where('key', '=', key)
-      .execute();
+    if (answer.challenge) return tx.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', key);
+    return (
+      tx
+        .updateTable('idempotency_keys')
+        // Stored responses can carry secrets (a new API token's secret, a hosted-link token): sealed at rest.
+        .set({ response_status: answer.status, response_body: sealer.seal(answer.text, `${scope.platformId}\n${key}`) })
+        .where('platform_id', '=', scope.platformId)
+        .where('key', '=', key)
+    );
   }
 
   /** Runs `effect` in one transaction with the key claim and the stored response. */
@@ -134,10 +133,10 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       }
       const { uow, complete } = openUnitOfWork(tx, scope);
       const answer = serialize(reply, route.status, await effect(uow));
-      await complete();
-      if (key !== undefined) await store(tx, scope, key, answer);
+      // The answer is stored by the unit of work's last statement, with its events.
+      await complete(key === undefined ? [] : [storing(tx, scope, key, answer)]);
       return { replayed: false, ...answer };
-    });
+    }, { coalesce: true });
   }
 
   /** Work that must not hold a transaction open: the key is claimed and committed first, the response stored after. */
@@ -155,7 +154,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       await db.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', storedKey(scope, key)).execute();
       throw error;
     }
-    await transact(db, (tx) => store(tx, scope, key, answer));
+    await transact(db, (tx) => tx.executeQuery(storing(tx, scope, key, answer).compile()));
     return { replayed: false, ...answer };
   }
 

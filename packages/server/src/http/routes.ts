@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, FastifySchema, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
-import { BODY_ERRORS, COMMON_ERRORS, MUTATION_ERRORS, type ErrorSpec } from '../core/errors.js';
+import { BODY_ERRORS, COMMON_ERRORS, MUTATION_ERRORS, requestRateExceeded, type ErrorSpec } from '../core/errors.js';
 import type { Scope, UnitOfWork } from '../core/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
 import type { Permission } from '../core/auth.js';
@@ -88,7 +88,9 @@ export interface RouteConfig {
 
 function allErrors(method: string, spec: RouteSpec<FastifySchema>): ErrorSpec[] {
   const changes = method !== 'GET';
-  return [...COMMON_ERRORS, ...(changes ? MUTATION_ERRORS : []), ...(spec.schema.body ? BODY_ERRORS : []), ...(spec.errors ?? [])];
+  // Any POST, PUT, PATCH or DELETE can be sent a body, declared or not: one too large, or of a type
+  // the route does not take (multipart to a route without uploads), is refused with 413 or 415.
+  return [...COMMON_ERRORS, ...(changes ? MUTATION_ERRORS : []), ...(changes || spec.schema.body ? BODY_ERRORS : []), ...(spec.errors ?? [])];
 }
 
 function fullSchema(spec: RouteSpec<FastifySchema>, errors: readonly ErrorSpec[]): FastifySchema {
@@ -160,7 +162,8 @@ export function createRoutes(app: ApiApp, { clock, changes }: { clock: Clock; ch
     put: (url, spec, handler) => change('PUT', url, spec, handler, true),
     postOutsideTransaction: (url, spec, handler) => change('POST', url, spec, handler, false),
     postPublic: (url, spec, handler) => {
-      const errors = [...allErrors('GET', spec).filter((e) => e.status !== 401 && e.status !== 403), ...BODY_ERRORS.filter(() => Boolean(spec.schema.body))];
+      // No credential, so neither its checks nor its request rate apply.
+      const errors = [...allErrors('GET', spec).filter((e) => e.status !== 401 && e.status !== 403 && e !== requestRateExceeded), ...BODY_ERRORS.filter(() => Boolean(spec.schema.body))];
       app.route({
         method: 'POST',
         url,

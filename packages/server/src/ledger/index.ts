@@ -1,4 +1,4 @@
-import type { Db, Executor } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, PlatformId, PostingAccountId, TransactionId } from '../core/ids.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
@@ -70,8 +70,9 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
      * an amount only held counts for nothing. Reversals are bounded by this: they can give back only
      * what was actually taken.
      */
-    async netMovement(executor: Executor, account: InternalAccountId, transactionId: TransactionId | CardTransactionId): Promise<bigint> {
-      const row = await executor
+    async netMovement(uow: UnitOfWork, account: InternalAccountId, transactionId: TransactionId | CardTransactionId): Promise<bigint> {
+      await uow.flush(); // entries this unit of work booked are still queued
+      const row = await uow.tx
         .selectFrom('ledger_postings as p')
         .innerJoin('ledger_entries as e', 'e.id', 'p.entry_id')
         .select((eb) => eb.fn.coalesce(eb.fn.sum<bigint>('p.amount_minor'), eb.lit(0)).as('net'))
@@ -94,7 +95,7 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
       if (legs.length === 0) return undefined;
       const postings: Posting[] = [];
       for (const leg of legs) postings.push({ accountId: await accountFor(uow, leg), currency: leg.currency, amount: leg.amount });
-      const booked = await postEntry(uow.tx, { platformId: uow.platformId, kind: label.kind, transactionId: label.transactionId, description: label.description, postings, at: uow.now });
+      const booked = await postEntry(uow.tx, { platformId: uow.platformId, kind: label.kind, transactionId: label.transactionId, description: label.description, postings, at: uow.now }, (write) => uow.later(write));
       announce(uow, booked.accounts);
       return booked;
     },

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { LedgerAccountsTable, Tx } from '../db/schema.js';
 import { newId, type CardTransactionId, type HoldId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
+import type { DeferredWrite } from '../core/unit-of-work.js';
 import { keepsRunningBalance } from './policy.js';
 import { accountNotActive, insufficientFunds } from './errors.js';
 
@@ -61,8 +62,10 @@ function netPerAccount(postings: Posting[]): Posting[] {
  * with one conditional UPDATE that takes the row lock and refuses to take a non-negative account
  * below its holds, so concurrent debits never overspend. The deferred trigger re-checks the balance
  * of the entry at commit. Only the ledger calls this: modules describe moves (ledger/moves.ts).
+ * With `defer` (a unit of work's `later`), the entry and postings rows are queued for the unit of
+ * work's last statement instead of sent at once; the balances move at once either way.
  */
-export async function postEntry(tx: Tx, entry: EntryInput): Promise<{ entryId: LedgerEntryId; accounts: MovedAccount[] }> {
+export async function postEntry(tx: Tx, entry: EntryInput, defer?: (write: DeferredWrite) => void): Promise<{ entryId: LedgerEntryId; accounts: MovedAccount[] }> {
   const netted = netPerAccount(entry.postings);
   const moved: MovedAccount[] = [];
   for (const posting of netted) {
@@ -81,27 +84,25 @@ export async function postEntry(tx: Tx, entry: EntryInput): Promise<{ entryId: L
     moved.push(row);
   }
 
-  // The entry and its postings in one round trip.
   const entryId = newId('LedgerEntry');
-  await tx
-    .with('entry', (db) =>
-      db
-        .insertInto('ledger_entries')
-        .values({ id: entryId, platform_id: entry.platformId, kind: entry.kind, transaction_id: entry.transactionId ?? null, description: entry.description ?? null, created_at: entry.at }),
-    )
-    .insertInto('ledger_postings')
-    .values(
-      entry.postings.map((p) => ({
-        id: uuidv7(),
-        entry_id: entryId,
-        platform_id: entry.platformId,
-        account_id: p.accountId,
-        currency: p.currency,
-        amount_minor: p.amount,
-        created_at: entry.at,
-      })),
-    )
-    .execute();
+  const entryRow = { id: entryId, platform_id: entry.platformId, kind: entry.kind, transaction_id: entry.transactionId ?? null, description: entry.description ?? null, created_at: entry.at };
+  const postingRows = entry.postings.map((p) => ({
+    id: uuidv7(),
+    entry_id: entryId,
+    platform_id: entry.platformId,
+    account_id: p.accountId,
+    currency: p.currency,
+    amount_minor: p.amount,
+    created_at: entry.at,
+  }));
+  if (defer) {
+    // Nothing reads an entry back in the unit of work that books it: sent with its last statement.
+    defer(tx.insertInto('ledger_entries').values(entryRow));
+    defer(tx.insertInto('ledger_postings').values(postingRows));
+  } else {
+    // The entry and its postings in one round trip.
+    await tx.with('entry', (db) => db.insertInto('ledger_entries').values(entryRow)).insertInto('ledger_postings').values(postingRows).execute();
+  }
   return { entryId, accounts: moved };
 }
 

@@ -9,7 +9,17 @@ export function isUniqueViolation(error: unknown): boolean {
  */
 export function isRetryableConflict(error: unknown): boolean {
   const code = codeOf(error);
-  return code === '40001' || code === '40P01';
+  return code === '40001' || code === '40P01' || isStalePreparedPlan(error);
+}
+
+/**
+ * PostgreSQL refusing a prepared statement whose tables changed shape under it (0A000 "cached plan
+ * must not change result type", after a migration by a newer release): the connection prepares its
+ * statements afresh (db/prepared-statements.ts) and the transaction may run again.
+ */
+export function isStalePreparedPlan(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return codeOf(error) === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
 }
 
 // Class 08 (connection exception), the server going away (57P01 admin shutdown, 57P02 crash

@@ -103,7 +103,7 @@ export async function tryPull(
 
 /** What a return may still give back: the settled amount not yet returned, at most the money the source has net lost to this transaction. */
 export async function stillReturnable({ ledger }: Pick<CardTransactionDeps, 'ledger'>, uow: UnitOfWork, row: CardTransactionRow): Promise<bigint> {
-  const taken = -(await ledger.netMovement(uow.tx, row.account_id, row.id));
+  const taken = -(await ledger.netMovement(uow, row.account_id, row.id));
   const unreturned = row.settled_minor - row.refunded_minor;
   return taken < unreturned ? taken : unreturned;
 }

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Static } from 'typebox';
 import { DEFAULT_CARD_ELIGIBLE_CURRENCIES, DEFAULT_END_USER_TERMS_VERSION, type EmbeddedWalletConfig, type EndUserTermsConfig, type FeeConfig as FeeConfigSchema, type PlatformConfig, type PlatformConfigUpdateRequest } from './schemas.js';
 import type { Db, Executor } from '../../db/schema.js';
+import { wakeAfterCommit } from '../../db/wake.js';
 import type { PlatformsTable } from './tables.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
 import { newId, type PlatformId } from '../../core/ids.js';
@@ -323,6 +324,9 @@ export async function advanceClock(p: PlatformContext, ctx: UnitOfWork, seconds:
     .returning('clock_offset_ms')
     .executeTakeFirstOrThrow();
   p.clock.invalidate(ctx.platformId);
+  // Events and jobs this makes due run when it commits, not at the next poll.
+  wakeAfterCommit(ctx.tx, 'events');
+  wakeAfterCommit(ctx.tx, 'jobs');
   return {
     now: new Date(ctx.now.getTime() + seconds * 1000).toISOString(),
     offsetSeconds: Math.floor(Number(row.clock_offset_ms) / 1000),

@@ -5,6 +5,7 @@ import { newId } from '../../core/ids.js';
 import type { Scope } from '../../core/unit-of-work.js';
 import { afterPosition, currentPosition, followRows, parsePosition, START, TXID, type CommitPosition } from '../../db/commit-order.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
+import { wakeupsOf } from '../../db/wake.js';
 import type { Database, Db } from '../../db/schema.js';
 import type { EventSink } from '../../http/event-stream.js';
 import { refusalOf } from '../../http/request-log.js';
@@ -74,6 +75,8 @@ export function createRequestLogService({ db, retentionDays }: { db: Db; retenti
     if (rows.length === 0) return;
     try {
       await db.insertInto('request_logs').values(rows).execute();
+      // Streams following the log read these rows now, not at their next poll.
+      wakeupsOf(db).committed(['request_logs']);
       if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
         lastPrune = Date.now();
         await db.deleteFrom('request_logs').where('created_at', '<', new Date(Date.now() - retentionDays * 86_400_000)).execute();
@@ -154,7 +157,8 @@ export function createRequestLogService({ db, retentionDays }: { db: Db; retenti
           .orderBy('t.id')
           .limit(limit)
           .execute();
-      return (sink) => followRows(start, sink.signal, page, (row, position) => sink.send({ id: position, event: 'request', data: JSON.stringify(requestLogView(row)) }));
+      return (sink) =>
+        followRows(start, sink.signal, page, (row, position) => sink.send({ id: position, event: 'request', data: JSON.stringify(requestLogView(row)) }), { wakeups: wakeupsOf(db), channel: 'request_logs' });
     },
   };
 }

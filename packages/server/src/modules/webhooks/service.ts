@@ -7,6 +7,7 @@ import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import type { SigningKeys, PublicSigningKey } from '../../events/signing-keys.js';
 import type { EventSink } from '../../http/event-stream.js';
 import { afterPosition, currentPosition, followRows, parsePosition, START, TXID, type CommitPosition } from '../../db/commit-order.js';
+import { wakeAfterCommit, wakeupsOf } from '../../db/wake.js';
 
 export const webhookEventNotFound = defineError(
   { status: 404, code: 'REFERENCE_NOT_FOUND', reason: 'WEBHOOK_EVENT_NOT_FOUND', description: 'No event of this platform has the id' },
@@ -98,7 +99,7 @@ export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys:
           .orderBy('t.id')
           .limit(limit)
           .execute();
-      return (sink) => followRows(start, sink.signal, page, (row, position) => sink.send({ id: position, event: row.type, data: row.body }));
+      return (sink) => followRows(start, sink.signal, page, (row, position) => sink.send({ id: position, event: row.type, data: row.body }), { wakeups: wakeupsOf(db), channel: 'events' });
     },
 
     async get({ platformId }: Scope, eventId: WebhookEventId) {
@@ -114,6 +115,7 @@ export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys:
         .where('id', '=', row.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      wakeAfterCommit(uow.tx, 'events');
       // The same shape as GET: the attempts so far (the new one is added when the worker sends it).
       return withAttempts(uow.tx, updated);
     },

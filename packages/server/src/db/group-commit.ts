@@ -1,0 +1,157 @@
+import { isConnectionLoss, isRetryableConflict } from '../lib/db-errors.js';
+import { inSavepoint } from './savepoint.js';
+import type { Db, Tx } from './schema.js';
+import { takeWakeMarks, wakeupsOf } from './wake.js';
+
+/**
+ * Group commit: units of work that arrive together share one transaction and one COMMIT (one WAL
+ * flush on PostgreSQL) instead of one each, and the row lock of a hot account is taken once per
+ * batch instead of once per move. `transact(db, work, { coalesce: true })` comes here when the
+ * database was opened with `coalesceWrites` (MONETA_COALESCE_WRITES=on).
+ *
+ * - Forming: a unit that arrives while no batch is executing starts one at the next turn of the
+ *   event loop (so units that arrived in the same turn go together); units that arrive while a
+ *   batch executes wait and form the next one. No timer: the window is the previous batch.
+ * - Bounded: at most MAX_UNITS units per batch (each a subtransaction, see below), and at most
+ *   MAX_COMMITTING batches whose COMMIT is still in flight (the next batch executes while the
+ *   previous one commits: it waits for that commit only where it touches the same rows).
+ * - Each unit runs in its own savepoint, one after the other in arrival order, on the batch's
+ *   connection. A unit that throws rolls back to its savepoint (its writes, its idempotency key,
+ *   its events and jobs go with it) and its caller gets its error; the others go on. A unit refused
+ *   for a conflict PostgreSQL would retry (deadlock, serialization, stale plan) runs again alone
+ *   through `transact`, after its batch.
+ * - Every caller is answered after its batch's COMMIT returned, success or refusal alike (a
+ *   refusal may depend on the units before it in the batch). If the COMMIT (or anything but the
+ *   units themselves) fails, nothing of the batch committed: each unit runs again alone through
+ *   `transact`, in arrival order, so one unit's deferred-constraint failure costs the others only
+ *   a retry. A lost connection is the exception: whether the COMMIT happened is unknown, so every
+ *   caller gets that error (503) as a single transaction's caller would.
+ * - A crash keeps the batch whole or loses it whole: it is one transaction.
+ */
+
+/** Units per batch: each is a subtransaction, and PostgreSQL caches 64 subtransaction ids per transaction before every snapshot in the cluster has to look them up in pg_subtrans. */
+const MAX_UNITS = 32;
+/** Batches whose COMMIT may be in flight at once, each holding a connection. */
+const MAX_COMMITTING = 2;
+
+interface Unit {
+  work: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { kind: 'done'; value: unknown } | { kind: 'failed'; error: unknown } | { kind: 'again' };
+
+export interface GroupCommitStats {
+  batches: number;
+  units: number;
+  largestBatch: number;
+}
+
+export interface GroupCommit {
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  stats(): GroupCommitStats;
+}
+
+const registry = new WeakMap<Db, GroupCommit>();
+
+/** Turns group commit on for `db` (db/database.ts does, when asked). */
+export function enableGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>): GroupCommit {
+  const group = createGroupCommit(db, alone);
+  registry.set(db, group);
+  return group;
+}
+
+export function groupCommitOf(db: Db): GroupCommit | undefined {
+  return registry.get(db);
+}
+
+/** `alone` runs one unit in a transaction of its own (transact without coalescing). */
+function createGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>): GroupCommit {
+  const waiting: Unit[] = [];
+  let executing = false;
+  let committing = 0;
+  const commitDone: (() => void)[] = [];
+  const counted: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0 };
+
+  function settleAlone(unit: Unit): void {
+    alone(unit.work).then(unit.resolve, unit.reject);
+  }
+
+  /** Runs one batch; resolves `executed` when its units have run (its COMMIT may still be in flight). */
+  async function runBatch(batch: Unit[], executed: () => void): Promise<void> {
+    const outcomes: Outcome[] = [];
+    let current: Tx | undefined;
+    try {
+      await db.transaction().execute(async (tx) => {
+        current = tx;
+        for (const unit of batch) {
+          try {
+            outcomes.push({ kind: 'done', value: await inSavepoint(tx, () => unit.work(tx), { release: false }) });
+          } catch (error) {
+            if (isConnectionLoss(error)) throw error;
+            outcomes.push(isRetryableConflict(error) ? { kind: 'again' } : { kind: 'failed', error });
+          }
+        }
+        executed();
+      });
+    } catch (error) {
+      executed();
+      if (isConnectionLoss(error)) {
+        for (const unit of batch) unit.reject(error);
+        return;
+      }
+      // Nothing of the batch committed: each unit again, alone, in arrival order.
+      for (const unit of batch) settleAlone(unit);
+      return;
+    }
+    const marks = current && takeWakeMarks(current);
+    if (marks) wakeupsOf(db).committed(marks);
+    batch.forEach((unit, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.kind === 'done') unit.resolve(outcome.value);
+      else if (outcome.kind === 'failed') unit.reject(outcome.error);
+      else settleAlone(unit);
+    });
+  }
+
+  async function drain(): Promise<void> {
+    // Units that arrived in this turn of the event loop go together.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (waiting.length > 0) {
+      if (committing >= MAX_COMMITTING) {
+        await new Promise<void>((resolve) => commitDone.push(resolve));
+        continue;
+      }
+      const batch = waiting.splice(0, MAX_UNITS);
+      counted.batches++;
+      counted.units += batch.length;
+      counted.largestBatch = Math.max(counted.largestBatch, batch.length);
+      committing++;
+      await new Promise<void>((executed) => {
+        runBatch(batch, executed)
+          .catch((error: unknown) => {
+            for (const unit of batch) unit.reject(error);
+          })
+          .finally(() => {
+            committing--;
+            commitDone.shift()?.();
+          });
+      });
+    }
+    executing = false;
+  }
+
+  return {
+    run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        if (!executing) {
+          executing = true;
+          void drain();
+        }
+      });
+    },
+    stats: () => ({ ...counted }),
+  };
+}

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './harness.js';
+import { DomainError } from '../packages/server/src/core/errors.js';
+import type { InternalAccountId, PlatformId } from '../packages/server/src/core/ids.js';
+import { runUnitOfWork, type UnitOfWork } from '../packages/server/src/core/unit-of-work.js';
+import { groupCommitOf } from '../packages/server/src/db/group-commit.js';
+import { OUTSIDE, type Move } from '../packages/server/src/ledger/index.js';
+import { reconcile } from '../packages/server/src/ledger/reconcile.js';
+import type { ApiError, Customer, ExternalAccount, InternalAccount, List, Transaction } from './wire-types.js';
+
+/**
+ * Group commit (db/group-commit.ts), switched on for this file whatever MONETA_COALESCE_WRITES says:
+ * units of work that arrive together share one transaction, each in its own savepoint, and every
+ * caller gets its own outcome once the batch commits.
+ */
+let t: TestApp;
+let platformId: PlatformId;
+beforeAll(async () => {
+  t = await createTestApp({ MONETA_COALESCE_WRITES: 'on' }, { listen: true });
+  platformId = t.platform.id;
+});
+afterAll(async () => t?.close());
+
+function group() {
+  const found = groupCommitOf(t.database.db);
+  if (!found) throw new Error('group commit is not on');
+  return found;
+}
+
+function work<T>(run: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  return runUnitOfWork(t.database.db, { platformId, now: new Date(), actor: { type: 'OPERATOR' } }, run);
+}
+
+function between(from: InternalAccountId | typeof OUTSIDE, to: InternalAccountId | typeof OUTSIDE, amount: bigint): Move {
+  return { name: 'test', legs: [{ account: from, currency: 'USD', amount: -amount }, { account: to, currency: 'USD', amount }] };
+}
+
+const move = (from: InternalAccountId | typeof OUTSIDE, to: InternalAccountId | typeof OUTSIDE, amount: bigint) => work((uow) => t.container.ledger.book(uow, { kind: 'TEST' }, between(from, to, amount)));
+
+async function freshAccount(): Promise<InternalAccountId> {
+  return work(async (uow) => {
+    const customer = await t.container.customers.create(uow, { customerType: 'INDIVIDUAL', fullName: 'Group Commit', currencies: ['USD'] });
+    const row = await uow.tx.selectFrom('ledger_accounts').select('id').where('customer_id', '=', customer.id).executeTakeFirstOrThrow();
+    return row.id as InternalAccountId;
+  });
+}
+
+async function balanceOf(account: InternalAccountId): Promise<bigint> {
+  return (await t.database.db.selectFrom('ledger_accounts').select('total_minor').where('id', '=', account).executeTakeFirstOrThrow()).total_minor;
+}
+
+function insufficient(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'INVALID_AMOUNT' && error.reason === 'INSUFFICIENT_FUNDS';
+}
+
+async function call<T = unknown>(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; replayed: boolean; body: T }> {
+  const response = await fetch(`${t.baseUrl}/2025-10-13${path}`, {
+    method,
+    headers: { authorization: t.platform.authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(key ? { 'idempotency-key': key } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', body: (await response.json()) as T };
+}
+
+async function fundedAccountWithBank(name: string, amount: number): Promise<{ accountId: string; externalAccountId: string }> {
+  const customer = await call<Customer>('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: name, currencies: ['USD'] });
+  const account = (await call<List<InternalAccount>>('GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!;
+  expect((await call('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount })).status).toBe(200);
+  const external = await call<ExternalAccount>('POST', '/customers/external-accounts', {
+    customerId: customer.body.id,
+    currency: 'USD',
+    accountInfo: { accountType: 'US_ACCOUNT', routingNumber: '021000021', accountNumber: '27182818', beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: name } },
+  });
+  expect(external.status).toBe(201);
+  return { accountId: account.id, externalAccountId: external.body.id };
+}
+
+describe('group commit', () => {
+  it('a batch with failing moves commits the others, each move decided in arrival order', async () => {
+    const account = await freshAccount();
+    await move(OUTSIDE, account, 100n);
+    const before = group().stats();
+    // Sent in one turn of the event loop: one batch, in this order.
+    const outcomes = await Promise.allSettled([
+      move(account, OUTSIDE, 60n),
+      move(account, OUTSIDE, 50n), // 40 left: refused
+      move(account, OUTSIDE, 30n),
+      work(async (uow) => {
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 5n));
+        throw new Error('this unit fails after moving money'); // its move is undone with it
+      }),
+      move(account, OUTSIDE, 20n), // 10 left: refused
+      move(account, OUTSIDE, 10n),
+    ]);
+    const after = group().stats();
+    expect(after.batches - before.batches).toBe(1);
+    expect(after.units - before.units).toBe(6);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(insufficient((outcomes[1] as PromiseRejectedResult).reason)).toBe(true);
+    expect(((outcomes[3] as PromiseRejectedResult).reason as Error).message).toBe('this unit fails after moving money');
+    expect(insufficient((outcomes[4] as PromiseRejectedResult).reason)).toBe(true);
+    expect(await balanceOf(account)).toBe(0n);
+    const entries = await t.database.db.selectFrom('ledger_postings').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', account).executeTakeFirstOrThrow();
+    expect(Number(entries.n)).toBe(4); // the funding and three debits
+    expect(await reconcile(t.database.db)).toEqual([]);
+  });
+
+  it('200 racing transfer-outs on one hot account never overspend, and their retries under the same keys have one effect', async () => {
+    const { accountId, externalAccountId } = await fundedAccountWithBank('Hot Account', 20_000);
+    const before = group().stats();
+    const send = (i: number) => call<Transaction | ApiError>('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externalAccountId }, amount: 700 }, `hot-${i}`);
+    const first = await Promise.all(Array.from({ length: 200 }, (_, i) => send(i)));
+    const after = group().stats();
+    expect(after.units - before.units).toBeGreaterThanOrEqual(200);
+    expect(after.batches - before.batches).toBeLessThan(after.units - before.units); // some moves shared a commit
+    const accepted = first.filter((r) => r.status === 201);
+    expect(accepted).toHaveLength(28); // floor(20000 / 700)
+    expect(first.filter((r) => r.status !== 201).every((r) => r.status === 400 && (r.body as ApiError).details!.reason === 'INSUFFICIENT_FUNDS')).toBe(true);
+
+    // Every request again under its key, at once and twice each: the 28 replay their answers in
+    // later batches; the refused ones (whose keys rolled back with them) run again and are refused again.
+    const again = await Promise.all(Array.from({ length: 400 }, (_, i) => send(i % 200)));
+    again.forEach((r, i) => {
+      const original = first[i % 200]!;
+      if (original.status === 201) {
+        expect(r.replayed).toBe(true);
+        expect(r.body).toEqual(original.body);
+      } else {
+        expect(r.status === 400 || r.status === 409).toBe(true); // refused again, or its twin still running
+      }
+    });
+    expect((await call<InternalAccount>('GET', `/internal-accounts/${accountId}`)).body.balance.amount).toBe(20_000 - 28 * 700);
+    expect((await call<List<Transaction>>('GET', `/transactions?accountIdentifier=${accountId}&type=OUTGOING&limit=1`)).body.totalCount).toBe(28);
+    expect(await reconcile(t.database.db)).toEqual([]);
+  });
+
+  it('the same key sent twice at once executes once: the second replays the first', async () => {
+    const { accountId, externalAccountId } = await fundedAccountWithBank('Twin Keys', 1_000);
+    const body = { source: { accountId }, destination: { accountId: externalAccountId }, amount: 100 };
+    const twins = await Promise.all([call<Transaction>('POST', '/transfer-out', body, 'twin'), call<Transaction>('POST', '/transfer-out', body, 'twin')]);
+    expect(twins.map((r) => r.status)).toEqual([201, 201]);
+    expect(twins.filter((r) => r.replayed)).toHaveLength(1);
+    expect(twins[0].body.id).toBe(twins[1].body.id);
+    expect((await call<InternalAccount>('GET', `/internal-accounts/${accountId}`)).body.balance.amount).toBe(900);
+  });
+});
