@@ -13,8 +13,10 @@ import { refuseWhileClosing, registerErrorHandling } from './http/errors.js';
 import { unsupportedMediaType } from './core/errors.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/framework-errors.js';
 import { logError, logRequest } from './http/log-serializers.js';
+import { lazySerializerFactory } from './http/lazy-serializers.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { createChangeRunner } from './http/idempotency.js';
+import { limitRequestRates, openBuckets } from './http/rate-limit.js';
 import { boundJsonBodies } from './http/json-body.js';
 import { documentedRouteSchema } from './http/document-shapes.js';
 import { acceptHeaderAliases, SECRET_HEADER_LOG_PATHS } from './http/header-aliases.js';
@@ -57,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -124,6 +127,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       api.decorate(AUTHENTICATED_SCOPE, true);
       // Agents' bearer tokens are checked by the agents module, when the app has it.
       api.addHook('onRequest', createAuthenticator(container.tokens, (container as Partial<Pick<Container, 'agents'>>).agents));
+      // Each credential's request rate, once the authenticator has named it (MONETA_RATE_LIMIT).
+      if (config.rateLimit) {
+        const buckets = await openBuckets({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, log: app.log });
+        app.addHook('onClose', async () => buckets.close());
+        await limitRequestRates(api, config.rateLimit, buckets);
+      }
       // The API speaks JSON only; any other body type is refused with 415.
       api.removeContentTypeParser(['text/plain']);
       // File uploads (documents) stream multipart/form-data; the parser only marks the request and

@@ -186,6 +186,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -577,6 +609,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -845,6 +909,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -1086,6 +1182,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -1445,6 +1633,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -1977,6 +2197,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -2549,6 +2861,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -2811,6 +3155,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -3211,6 +3647,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -3650,6 +4118,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -4077,6 +4577,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -4315,6 +4847,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -4758,6 +5322,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -5229,6 +5825,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -5452,6 +6080,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -5826,6 +6486,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -6072,6 +6764,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -6325,6 +7049,98 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -6567,6 +7383,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -6804,6 +7652,19 @@ export interface paths {
                  *     - `INVALID_AMOUNT`: The amount is zero or negative
                  *     - `AMOUNT_OUT_OF_RANGE`: The amount is outside the platform's minAmount and maxAmount for the currency
                  *     - `TRANSACTION_SIZE_LIMIT_EXCEEDED`: The amount exceeds the largest single payment the service allows out of this currency
+                 *     - `INVALID_UMA_ADDRESS`: The UMA address is not of the form $user@domain
+                 *     - `SENDER_NOT_ACCEPTED`: The counterparty refused the sender (its own rules, or the sender is not an UMA address it can verify)
+                 *     - `CERT_CHAIN_INVALID` (reason `SIGNATURE_INVALID`): The counterparty’s message does not verify with the keys it publishes at /.well-known/lnurlpubkey
+                 *     - `INVALID_PUBKEY_FORMAT`: The counterparty publishes keys that are not secp256k1 public keys
+                 *     - `INVALID_NONCE`: The counterparty’s message reuses a nonce already seen (a replay)
+                 *     - `INVALID_TIMESTAMP`: The counterparty’s message is signed too far from now (more than 5 minutes)
+                 *     - `PARSE_LNURLP_RESPONSE_ERROR`: The counterparty answered the lookup with something that is not an UMA LNURL-p response
+                 *     - `SELF_PAYMENT` (reason `UMA_SELF_PAYMENT`): The sender and the receiver are the same UMA address
+                 *     - `PARSE_PAYREQ_RESPONSE_ERROR`: The counterparty answered the pay request with something that is not an UMA pay request response
+                 *     - `INVALID_PAYREQ_RESPONSE`: The counterparty’s pay request response does not match what was asked (currency, amount)
+                 *     - `AMOUNT_OUT_OF_RANGE` (reason `UMA_RECEIVER_LIMITS`): The amount is outside what the receiver accepts in that currency (its lookup’s min and max)
+                 *     - `INVALID_CURRENCY` (reason `NOT_ACCEPTED_BY_RECEIVER`): The receiver does not accept this currency (see the lookup’s supportedCurrencies)
+                 *     - `MISSING_REQUIRED_UMA_PARAMETERS` (reason `NO_SENDER`): A UMA payment needs a sending customer (source.customerId or an account a customer holds)
                  */
                 400: {
                     headers: {
@@ -6812,7 +7673,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT" | "TRANSACTION_SIZE_LIMIT_EXCEEDED";
+                            code: "INVALID_INPUT" | "INVALID_REQUEST_FORMAT" | "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED" | "SELF_PAYMENT" | "INVALID_RECEIVER" | "INVALID_CURRENCY" | "AMOUNT_OUT_OF_RANGE" | "INVALID_AMOUNT" | "TRANSACTION_SIZE_LIMIT_EXCEEDED" | "INVALID_UMA_ADDRESS" | "SENDER_NOT_ACCEPTED" | "CERT_CHAIN_INVALID" | "INVALID_PUBKEY_FORMAT" | "INVALID_NONCE" | "INVALID_TIMESTAMP" | "PARSE_LNURLP_RESPONSE_ERROR" | "PARSE_PAYREQ_RESPONSE_ERROR" | "INVALID_PAYREQ_RESPONSE" | "MISSING_REQUIRED_UMA_PARAMETERS";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -6826,7 +7687,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "SAME_CURRENCY" | "NO_EXCHANGE_RATE" | "NOT_CONVERTIBLE" | "CURRENCY_NOT_ENABLED";
+                                reason?: "SAME_CURRENCY" | "NO_EXCHANGE_RATE" | "NOT_CONVERTIBLE" | "CURRENCY_NOT_ENABLED" | "SIGNATURE_INVALID" | "UMA_SELF_PAYMENT" | "UMA_RECEIVER_LIMITS" | "NOT_ACCEPTED_BY_RECEIVER" | "NO_SENDER";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -6907,6 +7768,8 @@ export interface paths {
                 /**
                  * @description - `REFERENCE_NOT_FOUND` (reason `INTERNAL_ACCOUNT_NOT_FOUND`): No internal account of this platform has the id
                  *     - `REFERENCE_NOT_FOUND` (reason `EXTERNAL_ACCOUNT_NOT_FOUND`): No live external account of this platform (of this owner) has the id
+                 *     - `UMA_NOT_FOUND`: The address is well formed but the counterparty has no receiver of that name
+                 *     - `LOOKUP_REQUEST_NOT_FOUND`: No lookup of this platform has the id (or it expired)
                  */
                 404: {
                     headers: {
@@ -6915,7 +7778,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "REFERENCE_NOT_FOUND";
+                            code: "REFERENCE_NOT_FOUND" | "UMA_NOT_FOUND" | "LOOKUP_REQUEST_NOT_FOUND";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -7004,6 +7867,36 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `UNSUPPORTED_UMA_VERSION`: The counterparty does not support our UMA version (it answered 412) */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_UMA_VERSION";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 412;
+                        };
+                    };
+                };
                 /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
                 413: {
                     headers: {
@@ -7064,15 +7957,20 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
-                429: {
+                /**
+                 * @description - `LNURLP_REQUEST_FAILED`: The counterparty could not be reached for the lookup, or answered it with an error
+                 *     - `COUNTERPARTY_PUBKEY_FETCH_ERROR`: The counterparty’s /.well-known/lnurlpubkey could not be fetched or read
+                 *     - `NO_COMPATIBLE_UMA_VERSION`: The counterparty speaks no UMA version we speak (we speak 1.x)
+                 *     - `PAYREQ_REQUEST_FAILED`: The counterparty could not be reached for the pay request, or answered it with an error
+                 */
+                424: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            code: "LNURLP_REQUEST_FAILED" | "COUNTERPARTY_PUBKEY_FETCH_ERROR" | "NO_COMPATIBLE_UMA_VERSION" | "PAYREQ_REQUEST_FAILED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -7085,6 +7983,41 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 424;
+                        };
+                    };
+                };
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -7413,6 +8346,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -7961,15 +8926,15 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
-                429: {
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            code: "PAYLOAD_TOO_LARGE";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -7982,6 +8947,71 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -8348,6 +9378,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -8725,6 +9787,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -9360,7 +10454,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -9368,7 +10465,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -9381,6 +10478,8 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -10023,7 +11122,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -10031,7 +11133,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -10044,6 +11146,8 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -10241,6 +11345,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -10446,6 +11582,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -10831,6 +11999,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /**
                  * @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it
                  *     - `INTERNAL_ERROR` (reason `OTP_DELIVERY_FAILED`): The one-time code could not be delivered (the mail or SMS provider refused or was unreachable); nothing was kept, try again
@@ -11162,6 +12362,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -11514,7 +12806,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `RATE_LIMITED`: Challenges re-issued or codes tried faster than allowed; Retry-After says when to try again
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `RATE_LIMITED`: Challenges re-issued or codes tried faster than allowed; Retry-After says when to try again
                  *     - `RATE_LIMITED` (reason `CREDENTIAL_LOCKED`): Too many wrong codes in a row: the credential is locked, codes and new challenges alike, until details.lockedUntil (Retry-After), or, when details.suspended, until the platform unlocks it with POST /auth/credentials/{id}/unlock
                  */
                 429: {
@@ -11538,7 +12831,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "CREDENTIAL_LOCKED";
+                                reason?: "TOO_MANY_REQUESTS" | "CREDENTIAL_LOCKED";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -11853,6 +13146,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -12255,7 +13640,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `RATE_LIMITED`: Challenges re-issued or codes tried faster than allowed; Retry-After says when to try again
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `RATE_LIMITED`: Challenges re-issued or codes tried faster than allowed; Retry-After says when to try again
                  *     - `RATE_LIMITED` (reason `CREDENTIAL_LOCKED`): Too many wrong codes in a row: the credential is locked, codes and new challenges alike, until details.lockedUntil (Retry-After), or, when details.suspended, until the platform unlocks it with POST /auth/credentials/{id}/unlock
                  */
                 429: {
@@ -12279,7 +13665,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "CREDENTIAL_LOCKED";
+                                reason?: "TOO_MANY_REQUESTS" | "CREDENTIAL_LOCKED";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -12498,6 +13884,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -12883,6 +14301,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -13121,6 +14571,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -13371,6 +14853,98 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -13574,6 +15148,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -13871,6 +15477,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -14254,6 +15952,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -14512,6 +16242,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -14924,6 +16686,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -15176,6 +16970,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -15595,6 +17421,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -15814,6 +17672,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -16172,6 +18062,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -16445,6 +18367,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -16821,6 +18775,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -17085,6 +19071,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -17366,6 +19444,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -17827,6 +19937,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -18173,6 +20315,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -18483,6 +20657,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -18979,6 +21185,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -19330,6 +21568,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 410;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -19708,6 +21978,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -20284,6 +22646,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -20641,6 +23035,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -20929,6 +23355,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -21436,6 +23954,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -21724,6 +24274,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 410;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -22231,6 +24873,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -22543,6 +25217,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -22786,6 +25492,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -22983,6 +25721,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -23205,6 +25975,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -23633,6 +26435,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -23873,6 +26707,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -24118,6 +26984,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -24456,6 +27414,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -24734,6 +27724,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -25090,6 +28172,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -25368,6 +28482,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -25721,6 +28927,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -26080,6 +29318,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -26318,6 +29588,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -26615,6 +29917,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -26814,6 +30148,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -27029,6 +30395,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -27409,6 +30807,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -27643,6 +31073,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -28018,6 +31480,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -28262,6 +31756,98 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -28489,6 +32075,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -28765,6 +32383,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -29030,6 +32680,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -29287,6 +32969,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -29701,6 +33415,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -30068,6 +33814,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -30398,6 +34176,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -30639,6 +34449,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -30927,6 +34769,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -31289,6 +35223,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -31512,6 +35478,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -31729,6 +35727,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -32093,6 +36123,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -32333,6 +36395,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -32578,6 +36672,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -32913,6 +37099,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -33272,6 +37490,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -33502,6 +37752,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -33772,6 +38054,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -34338,7 +38652,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -34346,7 +38663,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -34359,6 +38676,8 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -34681,6 +39000,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -35161,7 +39512,8 @@ export interface paths {
                     };
                 };
                 /**
-                 * @description - `RATE_LIMITED` (reason `TOO_MANY_WRONG_CODES`): Too many wrong codes for this challenge: it no longer takes codes until a new code is sent (resend)
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `RATE_LIMITED` (reason `TOO_MANY_WRONG_CODES`): Too many wrong codes for this challenge: it no longer takes codes until a new code is sent (resend)
                  *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
                  */
                 429: {
@@ -35185,7 +39537,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "TOO_MANY_WRONG_CODES";
+                                reason?: "TOO_MANY_REQUESTS" | "TOO_MANY_WRONG_CODES";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -35456,7 +39808,70 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `RATE_LIMITED` (reason `RESEND_TOO_SOON`): Codes are re-sent at most every 30 seconds and 5 times per challenge; Retry-After says when */
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `RATE_LIMITED` (reason `RESEND_TOO_SOON`): Codes are re-sent at most every 30 seconds and 5 times per challenge; Retry-After says when
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -35478,7 +39893,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "RESEND_TOO_SOON";
+                                reason?: "TOO_MANY_REQUESTS" | "RESEND_TOO_SOON";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -35869,15 +40284,15 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
-                429: {
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            code: "PAYLOAD_TOO_LARGE";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -35890,6 +40305,71 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -36150,6 +40630,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -36511,6 +41023,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 424;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -36918,6 +41462,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -37344,6 +41920,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -37758,6 +42366,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -38163,6 +42803,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -38577,6 +43249,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -39003,6 +43707,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -39423,6 +44159,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -39849,6 +44617,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -40272,6 +45072,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -40687,6 +45519,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -41096,6 +45960,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -41284,6 +46180,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -41584,6 +46512,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -42045,6 +47005,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -42390,6 +47382,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -42759,6 +47783,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -43094,6 +48150,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -43546,7 +48634,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -43554,7 +48645,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -43567,6 +48658,8 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -43995,6 +49088,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -44261,6 +49386,98 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -44488,6 +49705,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -44747,6 +50056,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -45081,6 +50422,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -45343,6 +50716,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -45698,6 +51163,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -46031,7 +51528,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `RATE_LIMITED` (reason `TOO_MANY_RESETS`): At most 5 resets may start per customer in 24 hours; Retry-After says when */
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `RATE_LIMITED` (reason `TOO_MANY_RESETS`): At most 5 resets may start per customer in 24 hours; Retry-After says when
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -46053,7 +51553,7 @@ export interface paths {
                                     message?: string;
                                 }[];
                                 /** @enum {string} */
-                                reason?: "TOO_MANY_RESETS";
+                                reason?: "TOO_MANY_REQUESTS" | "TOO_MANY_RESETS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -46329,6 +51829,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -46668,6 +52200,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -47049,6 +52613,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -47384,6 +52980,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -47753,6 +53381,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -48024,6 +53684,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -48242,6 +53934,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -48555,6 +54279,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -48826,6 +54582,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -49054,6 +54842,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -49404,6 +55224,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -49683,6 +55535,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -50083,6 +55967,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -50525,6 +56441,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -50840,6 +56788,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -51051,6 +57031,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -51342,6 +57354,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -51570,6 +57614,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -51812,6 +57888,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -52168,6 +58336,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -52539,6 +58739,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -53052,6 +59284,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -53454,6 +59718,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -53861,6 +60157,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -54338,6 +60666,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -54795,6 +61155,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -55292,7 +61684,10 @@ export interface paths {
                         };
                     };
                 };
-                /** @description - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved */
+                /**
+                 * @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds
+                 *     - `DAILY_VOLUME_LIMIT_EXCEEDED`: The payment would take the platform past its daily volume limit for this currency; nothing was moved
+                 */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -55300,7 +61695,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            code: "DAILY_VOLUME_LIMIT_EXCEEDED";
+                            code: "RATE_LIMITED" | "DAILY_VOLUME_LIMIT_EXCEEDED";
                             details?: {
                                 errors?: {
                                     constraint?: {
@@ -55313,6 +61708,8 @@ export interface paths {
                                     field: string;
                                     message?: string;
                                 }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
                             } & {
                                 [key: string]: unknown;
                             };
@@ -55569,6 +61966,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -55766,6 +62195,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -55984,6 +62445,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -56344,6 +62837,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -56583,6 +63108,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -56815,6 +63372,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -57066,6 +63655,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 404;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -57357,6 +63978,98 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -57551,6 +64264,38 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 403;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };
@@ -57860,6 +64605,38 @@ export interface paths {
                         };
                     };
                 };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
+                        };
+                    };
+                };
                 /** @description - `INTERNAL_ERROR`: An unexpected failure; quote the request id when reporting it */
                 500: {
                     headers: {
@@ -58090,6 +64867,98 @@ export interface paths {
                             message: string;
                             /** @enum {integer} */
                             status: 409;
+                        };
+                    };
+                };
+                /** @description - `PAYLOAD_TOO_LARGE`: The request body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 413;
+                        };
+                    };
+                };
+                /** @description - `UNSUPPORTED_MEDIA_TYPE`: The request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 415;
+                        };
+                    };
+                };
+                /** @description - `RATE_LIMITED` (reason `TOO_MANY_REQUESTS`): This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            details?: {
+                                errors?: {
+                                    constraint?: {
+                                        enum?: string[];
+                                        format?: string;
+                                        maxLength?: number;
+                                        minLength?: number;
+                                        pattern?: string;
+                                    };
+                                    field: string;
+                                    message?: string;
+                                }[];
+                                /** @enum {string} */
+                                reason?: "TOO_MANY_REQUESTS";
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                            /** @enum {integer} */
+                            status: 429;
                         };
                     };
                 };

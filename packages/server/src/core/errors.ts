@@ -254,6 +254,21 @@ export const unsupportedMediaType = defineError(
   () => ({ message: 'Send request bodies as application/json' }),
 );
 
+export const requestRateExceeded = defineError(
+  {
+    status: 429,
+    code: 'RATE_LIMITED',
+    reason: 'TOO_MANY_REQUESTS',
+    description:
+      'This credential (API token or agent token) sent requests faster than the service allows (MONETA_RATE_LIMIT, a token bucket per credential); nothing was done: send the request again after Retry-After seconds',
+  },
+  (limit: { perSecond: number; burst: number }, retryAfterSeconds: number) => ({
+    message: `Too many requests for this credential: at most ${limit.perSecond} per second, ${limit.burst} at once; retry after ${retryAfterSeconds} seconds`,
+    details: { ratePerSecond: limit.perSecond, burst: limit.burst, retryAfterSeconds },
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  }),
+);
+
 export const internalError = defineError(
   { status: 500, code: 'INTERNAL_ERROR', description: 'An unexpected failure; quote the request id when reporting it' },
   (requestId: string) => ({ message: 'An internal error occurred; quote the request id when reporting it', details: { requestId } }),
@@ -270,7 +285,7 @@ export const serviceUnavailable = defineError(
 );
 
 /** Errors any authenticated route can answer, whatever it declares. */
-export const COMMON_ERRORS: readonly ErrorSpec[] = [invalidInputError, invalidRequestFormat, unauthorized, forbidden, internalError, serviceUnavailable];
+export const COMMON_ERRORS: readonly ErrorSpec[] = [invalidInputError, invalidRequestFormat, unauthorized, forbidden, requestRateExceeded, internalError, serviceUnavailable];
 /** And those any route that changes state can answer (Idempotency-Key). */
 export const MUTATION_ERRORS: readonly ErrorSpec[] = [idempotencyKeyReused, idempotencyKeyInProgress];
 /** And those any route with a body can answer. */
