@@ -22,6 +22,8 @@ import { invalidReceiver, selfPayment, transactionNotFound } from '../transactio
 import { TransactionParams, transactionSchemas } from '../transactions/schemas.js';
 import type { PaymentKinds } from '../../contract/container.js';
 import type { TransactionService } from '../transactions/service.js';
+// A quote to a UMA address asks the receiver's VASP, as POST /quotes does.
+import { PAY_ERRORS as UMA_PAY_ERRORS } from '../uma/errors.js';
 import { callingAgent, type AgentActionService } from './actions.js';
 import {
   accountNotAllowed,
@@ -94,7 +96,7 @@ export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, exter
       ...me,
       schema: { tags, summary: 'Quote a conversion from one of the customer’s internal accounts (execute it with /agents/me/quotes/{id}/execute)', body: QuoteRequest, response: { 201: Quote } },
       status: 201,
-      errors: [...always, internalAccountNotFound, externalAccountNotFound, verificationRequired, selfPayment, invalidReceiver, sameCurrency, noRateForCurrency, conversionOutOfRange, ...SPENDING_REFUSALS, endUserTermsNotAccepted, notImplemented, ...AMOUNT_ERRORS, ...LIMIT_ERRORS],
+      errors: [...always, internalAccountNotFound, externalAccountNotFound, verificationRequired, selfPayment, invalidReceiver, sameCurrency, noRateForCurrency, conversionOutOfRange, ...SPENDING_REFUSALS, endUserTermsNotAccepted, notImplemented, ...AMOUNT_ERRORS, ...LIMIT_ERRORS, ...UMA_PAY_ERRORS],
     },
     async (uow, req) => {
       await agentActions.requirePermission(uow, 'CREATE_QUOTES');
