@@ -59,6 +59,13 @@ module.exports = {
       from: { path: '^packages/client/' },
       to: { path: `${SRC}(modules|contract|core|http|ledger)/` },
     },
+    {
+      name: 'packages-never-import-tools',
+      comment: "tools/ holds what the tests, the bench and the chaos run share (processes, a private PostgreSQL); the server and the SDK ship without it",
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^tools/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

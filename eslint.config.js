@@ -50,7 +50,7 @@ export default tseslint.config(
   // a thin factory, and the bench is a short driver with one file per scenario family. Tests are
   // exempt: a describe block holds its cases.
   {
-    files: ['bench/**/*.ts', 'packages/**/*.ts'],
+    files: ['bench/**/*.ts', 'chaos/**/*.ts', 'packages/**/*.ts', 'tools/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 150 }] },
   },

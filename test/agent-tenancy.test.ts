@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type ApiResponse, type TestApp, type TestPlatform } from './harness.js';
-import { agentRoutes, authenticatedRoutes, bodyNamesResources, createOneOfEach, databaseFingerprint, fillPath, pathParams, routeKey, validBody, type Ids } from './route-fixtures.js';
+import { agentRoutes, authenticatedRoutes, bodyNamesResources, createOneOfEach, fillPath, pathParams, routeKey, validBody, type Ids } from './route-fixtures.js';
+import { WriteWatch } from './write-watch.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 
 /**
@@ -23,6 +24,11 @@ beforeAll(async () => {
   bearerX = idsX.get('AgentToken')!;
 });
 afterAll(async () => t.close());
+let watch: WriteWatch;
+beforeAll(async () => {
+  watch = await WriteWatch.install(t.database.db);
+});
+afterAll(async () => watch?.remove());
 
 async function call(route: RouteEntry, authorization: string, ids: Ids): Promise<ApiResponse> {
   const body = route.hasBody ? validBody(t, route, ids) : undefined;
@@ -45,20 +51,20 @@ describe('the bearer scheme', () => {
   });
 
   it.each(authenticatedRoutes(t).map((r) => [routeKey(r), r] as const))('%s refuses an agent token (401)', async (_key, route) => {
-    const fingerprint = await databaseFingerprint(t.database.db);
+    const writes = await watch.look();
     const res = await t.api(null, route.method, fillPath(t, route, idsX), route.hasBody ? validBody(t, route, idsX) : undefined, { authorization: bearerX });
     expect(res.status, res.text).toBe(401);
-    expect(await databaseFingerprint(t.database.db)).toBe(fingerprint);
+    expect(await watch.changedSince(writes)).toEqual([]);
   });
 });
 
 describe('an agent reaches only its own customer', () => {
   it.each(reachingResources().map((r) => [routeKey(r), r] as const))("%s with another customer's or platform's ids is 404 and writes nothing; with its own, it works", async (_key, route) => {
     for (const foreign of [idsY, idsB]) {
-      const fingerprint = await databaseFingerprint(t.database.db);
+      const writes = await watch.look();
       const res = await call(route, bearerX, foreign);
       expect(res.status, `${routeKey(route)}: ${res.text}`).toBe(404);
-      expect(await databaseFingerprint(t.database.db)).toBe(fingerprint);
+      expect(await watch.changedSince(writes)).toEqual([]);
     }
     const own = await createOneOfEach(t, t.platform, `agent-own-${Math.random().toString(36).slice(2, 8)}`);
     const res = await call(route, own.get('AgentToken')!, own);

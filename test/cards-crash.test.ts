@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
-import { exited, ProcessTestBed } from './processes.js';
+import { exited } from '../tools/processes.js';
+import { ProcessTestBed } from './processes.js';
 import type { Card, CardReveal, CardTransaction, Customer, InternalAccount, List } from './wire-types.js';
 
 /**
@@ -22,7 +23,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 }
 
 describe('cards across a crash', () => {
-  it('keeps an authorization’s hold through kill -9, clears it after the restart, and never logs the card number', async () => {
+  // Two server starts as processes and a worker activating the card: minutes on a loaded CI machine.
+  it('keeps an authorization’s hold through kill -9, clears it after the restart, and never logs the card number', { timeout: 240_000 }, async () => {
     const { env, open } = await bed.serverEnvironment('moneta-cards-crash');
     let logs = '';
     let server = await bed.startServer(env, { logLevel: 'debug', keep: 2_000_000 });

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
@@ -14,11 +14,11 @@ import { createContainer } from '../packages/server/src/container.js';
 import { writeEvents } from '../packages/server/src/core/outbox.js';
 import type { PlatformId } from '../packages/server/src/core/ids.js';
 import { startReceiver } from './webhook-receiver.js';
-import { exited, ProcessTestBed } from './processes.js';
+import { exited } from '../tools/processes.js';
+import { ProcessTestBed } from './processes.js';
 import { modules } from '../packages/server/src/modules/index.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
 const bed = new ProcessTestBed({ clientId: 'listen-test', secret: 'listen-test-secret-0123456789' });
@@ -53,7 +53,7 @@ describe('cli webhooks listen', () => {
 
     const receiver = await startReceiver();
     cleanups.push(receiver.close);
-    const child = spawn(TSX, ['packages/server/src/cli.ts', 'webhooks', 'listen', '--platform', platform.id, '--forward-to', receiver.url, '--interval', '100'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', 'webhooks', 'listen', '--platform', platform.id, '--forward-to', receiver.url, '--interval', '100'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

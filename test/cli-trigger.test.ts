@@ -12,11 +12,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_RECIPES, EVENT_TYPES } from '../packages/client/src/cli/trigger-events.js';
-import { exited, ProcessTestBed } from './processes.js';
+import { exited } from '../tools/processes.js';
+import { ProcessTestBed } from './processes.js';
+import { monetaCliEntry } from './cli-build.js';
 import { startReceiver, type Received } from './webhook-receiver.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
-const BIN = join(ROOT, 'packages/client/bin/moneta.js');
 const CREDENTIALS = { clientId: 'trigger-test', secret: 'trigger-test-secret-0123456789' };
 
 const bed = new ProcessTestBed(CREDENTIALS);
@@ -37,7 +38,7 @@ interface Run {
 /** Runs the CLI with credentials from the environment; killed after `timeoutMs`. */
 async function moneta(args: string[], timeoutMs = 100_000): Promise<Run> {
   const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), MONETA_BASE_URL: base, MONETA_TOKEN_ID: CREDENTIALS.clientId, MONETA_CLIENT_SECRET: CREDENTIALS.secret };
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [monetaCliEntry(), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   bed.children.push(child);
   let stdout = '';
   let stderr = '';

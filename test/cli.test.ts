@@ -21,7 +21,6 @@ import type { ApiToken, Customer, List } from './wire-types.js';
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 // The project's own tsx, started directly: `npx tsx` is the same program with npm in front of it
 // (slower, and npm may print its own warnings on stderr).
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const CLI = 'packages/server/src/cli.ts';
 
 const POSTGRES_URL = process.env.DATABASE_URL;
@@ -51,7 +50,7 @@ let cliEnv: NodeJS.ProcessEnv;
 
 function runCli<T = unknown>(args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult<T>> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, env: { ...cliEnv, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...cliEnv, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
-import { exited, ProcessTestBed } from './processes.js';
+import { exited } from '../tools/processes.js';
+import { ProcessTestBed } from './processes.js';
 import type { InternalAccount, List, Transaction } from './wire-types.js';
 
 /**

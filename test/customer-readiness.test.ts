@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX, loadConfig } from '../packages/server/src/config.js';
 import { buildApp } from '../packages/server/src/app.js';
 import { basic, createTestApp, errorOf, type TestApp } from './harness.js';
-import { authenticatedRoutes, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody } from './route-fixtures.js';
+import { authenticatedRoutes, createOneOfEach, fillPath, routeKey, validBody } from './route-fixtures.js';
+import { WriteWatch } from './write-watch.js';
 import type { ApiError, Card, Customer, InternalAccount, List, PlatformAccountList } from './wire-types.js';
 
 /**
@@ -12,6 +13,11 @@ import type { ApiError, Card, Customer, InternalAccount, List, PlatformAccountLi
  */
 const t: TestApp = await createTestApp();
 afterAll(async () => t.close());
+let watch: WriteWatch;
+beforeAll(async () => {
+  watch = await WriteWatch.install(t.database.db);
+});
+afterAll(async () => watch?.remove());
 
 const moneyRoutes = authenticatedRoutes(t).filter((r) => r.errors.some((e) => e.status === 403 && e.code === 'USER_NOT_READY'));
 
@@ -39,12 +45,12 @@ describe('USER_NOT_READY', () => {
     const customerId = ownerOf(ids, route);
     for (const status of ['PENDING', 'REJECTED', 'HOLD']) {
       expect((await t.api(t.platform, 'POST', `/sandbox/customers/${customerId}/kyc-decision`, { status })).status).toBe(200);
-      const fingerprint = await databaseFingerprint(t.database.db);
+      const writes = await watch.look();
       const refused = await t.api<ApiError>(t.platform, route.method, path, body);
       expect(refused.status, `${routeKey(route)} with a ${status} customer: ${refused.text}`).toBe(403);
       expect(errorOf(refused)).toBe('USER_NOT_READY');
       expect(refused.body.details).toMatchObject({ customerId, verificationStatus: status });
-      expect(await databaseFingerprint(t.database.db)).toBe(fingerprint);
+      expect(await watch.changedSince(writes)).toEqual([]);
     }
     expect((await t.api(t.platform, 'POST', `/sandbox/customers/${customerId}/kyc-decision`, { status: 'APPROVED' })).status).toBe(200);
     const accepted = await t.api(t.platform, route.method, path, body);
@@ -62,7 +68,7 @@ describe('a deleted customer', () => {
     const body = route.hasBody ? validBody(t, route, ids) : undefined;
     const customerId = ownerOf(ids, route);
     expect((await t.api(t.platform, 'DELETE', `/customers/${customerId}`)).status).toBe(200);
-    const fingerprint = await databaseFingerprint(t.database.db);
+    const writes = await watch.look();
     const refused = await t.api<ApiError>(t.platform, route.method, path, body);
     if (endedWithTheCustomer.has(key)) {
       expect(refused.status, refused.text).toBe(409);
@@ -73,7 +79,7 @@ describe('a deleted customer', () => {
       expect(refused.status, `${key} for a deleted customer: ${refused.text}`).toBe(410);
       expect(errorOf(refused)).toBe('CUSTOMER_DELETED');
     }
-    expect(await databaseFingerprint(t.database.db)).toBe(fingerprint);
+    expect(await watch.changedSince(writes)).toEqual([]);
   });
 
   it('loses its cards (CLOSED, announced), its agents (token refused, AGENT.REVOKED) and its card spending, in the transaction that deletes it', async () => {
@@ -127,9 +133,9 @@ describe('a deleted customer', () => {
         merchant: { descriptor: 'KYC CHECK', mcc: '5814', country: 'US' },
       });
     expect((await t.api(t.platform, 'POST', `/sandbox/customers/${ids.get('Customer')}/kyc-decision`, { status: 'REJECTED' })).status).toBe(200);
-    const fingerprint = await databaseFingerprint(t.database.db);
+    const writes = await watch.look();
     expect((await authorize()).body.declineReason).toBe('CARDHOLDER_NOT_READY');
-    expect(await databaseFingerprint(t.database.db)).toBe(fingerprint);
+    expect(await watch.changedSince(writes)).toEqual([]);
     // Growing an open authorization is spending too.
     const advice = await t.api<{ declineReason?: string }>(t.platform, 'POST', `/sandbox/cards/${cardId}/simulate/authorization_advice`, { cardTransactionId: ids.get('CardTransaction'), amount: 500 });
     expect(advice.body.declineReason).toBe('CARDHOLDER_NOT_READY');

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../packages/server/src/db/database.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
-import { exited, ProcessTestBed } from './processes.js';
-import { startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
+import { exited } from '../tools/processes.js';
+import { startPrivatePostgres, type PrivatePostgres } from '../tools/private-postgres.js';
+import { ProcessTestBed } from './processes.js';
 import type { InternalAccount } from './wire-types.js';
 
 /**
@@ -16,7 +17,7 @@ const bed = new ProcessTestBed({ clientId: 'db-faults', secret: 'db-faults-secre
 let postgres: PrivatePostgres | undefined;
 afterAll(async () => {
   await bed.teardown();
-  postgres?.stop();
+  postgres?.remove();
 });
 const call = bed.call.bind(bed);
 
@@ -70,7 +71,7 @@ describe.runIf(process.env.DATABASE_URL)('a PostgreSQL that drops its connection
       terminated += await postgres.terminateBackends();
       await sleep(400);
     }
-    await postgres.restart();
+    await postgres.restart('fast');
     await sleep(1_500);
     stop = true;
     await load;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
-import { API_PREFIX, loadConfig, type Config } from '../packages/server/src/config.js';
+import { API_PREFIX, coalesceWritesSetting, loadConfig, type Config } from '../packages/server/src/config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/server/src/db/database.js';
 import { buildApp, type Container } from '../packages/server/src/app.js';
 import type { PlatformId } from '../packages/server/src/core/ids.js';
@@ -15,15 +14,19 @@ import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import type { ApiError } from './wire-types.js';
 import type { EncryptionKeys } from '../packages/server/src/lib/sealed.js';
 import { modules } from '../packages/server/src/modules/index.js';
+import { freePort } from '../tools/processes.js';
+import { pgliteSnapshot } from './pglite-snapshot.js';
 
 /**
  * A fresh database for one test file: in-memory PGlite by default, or, when DATABASE_URL is set,
  * a schema of its own in that PostgreSQL database (dropped afterwards), so files run in parallel.
  */
-export async function openTestDatabase(): Promise<DatabaseHandle & { url?: string; schema?: string }> {
+export async function openTestDatabase(options: { coalesceWrites?: boolean } = {}): Promise<DatabaseHandle & { url?: string; schema?: string }> {
   const url = process.env.DATABASE_URL;
+  // Group commit as MONETA_COALESCE_WRITES says, unless the test chooses.
+  const coalesceWrites = options.coalesceWrites ?? coalesceWritesSetting();
   if (!url) {
-    const handle = await openDatabase({});
+    const handle = await openDatabase({ pgliteSnapshot: pgliteSnapshot(), coalesceWrites });
     await migrateToLatest(handle.db, modules);
     return handle;
   }
@@ -36,7 +39,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle & { url?: strin
   // suites' 200-way races run beside the other test files on a 2-core machine, where a connection
   // is sometimes free only after more than 5 s, and those tests assert the answers of a busy, not an
   // overloaded, service.
-  const handle = await openDatabase({ databaseUrl: url, searchPath: schema, poolSize: 30, connectTimeoutMs: 30_000 });
+  const handle = await openDatabase({ databaseUrl: url, searchPath: schema, poolSize: 30, connectTimeoutMs: 30_000, coalesceWrites });
   await migrateToLatest(handle.db, modules);
   return {
     ...handle,
@@ -108,26 +111,14 @@ export interface TestAppOptions {
   database?: DatabaseHandle;
 }
 
-/** A loopback port nobody listens on right now. */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const shared = options.database;
-  const database = shared ? { ...shared, close: async () => undefined } : await openTestDatabase();
+  const database = shared ? { ...shared, close: async () => undefined } : await openTestDatabase({ coalesceWrites: coalesceWritesSetting({ ...process.env, ...env }) });
   // Modules a test adds bring migrations of their own.
   if (options.modules) await migrateToLatest(database.db, options.modules);
   async function build(extraEnv: Record<string, string>) {
-    const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', ...env, ...extraEnv });
+    // No request-rate limit unless a test sets one: the suites' races send hundreds of requests at once.
+    const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', MONETA_RATE_LIMIT: 'off', ...env, ...extraEnv });
     return {
       config,
       ...(await buildApp({
@@ -148,7 +139,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     // PUBLIC_URL must be known when the app is built, so pick the port first; retry if another
     // process takes it in between.
     for (let attempt = 1; ; attempt++) {
-      const port = await freeLoopbackPort();
+      const port = await freePort();
       built = await build({ PUBLIC_URL: `http://127.0.0.1:${port}` });
       try {
         await built.app.listen({ port, host: '127.0.0.1' });
@@ -225,6 +216,27 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       if (webhookProblems.length > 0) throw new Error(`webhook bodies do not conform to the reference's webhook schemas:\n${webhookProblems.slice(0, 20).join('\n')}`);
     },
   };
+}
+
+/**
+ * A request exactly as given (method, URL, headers and body bytes, none added), through the app
+ * with no checks of its own: for inputs `api` would not send, and tests that check the answer
+ * themselves.
+ */
+export async function sendRaw<T = unknown>(t: TestApp, request: { method: string; url: string; headers: Record<string, string>; payload?: string | Buffer }): Promise<ApiResponse<T>> {
+  const response = await t.app.inject({
+    method: request.method as InjectOptions['method'],
+    url: request.url,
+    headers: request.headers,
+    ...(request.payload !== undefined ? { payload: request.payload } : {}),
+  });
+  let body: unknown;
+  try {
+    body = response.body ? JSON.parse(response.body) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.statusCode, body: body as T, headers: response.headers, text: response.body };
 }
 
 /** Asserts the spec's error shape and returns the body. */

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,14 +17,12 @@ import { modules } from '../packages/server/src/modules/index.js';
 const migrations = collectMigrations(modules);
 import type { Database, Db } from '../packages/server/src/db/schema.js';
 import { PGlitePool } from '../packages/server/src/db/pglite-pool.js';
+import { exited, freePort, killGroup } from '../tools/processes.js';
 import { basic, createTestApp, openTestDatabase, type TestApp } from './harness.js';
 import type { ApiError, ExchangeRateList, PlatformAccountList, SandboxClock } from './wire-types.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// tsx's own CLI, started directly rather than through npx: npx runs it under `sh -c`, which does
-// not pass SIGTERM on, so signalling the npx process would orphan the server instead of stopping it.
-const TSX_CLI = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const ENCRYPTION_KEY = 'a'.repeat(64);
 
 // ---------------------------------------------------------------------------------------------
@@ -44,30 +41,20 @@ function startChild(args: string[], env: Record<string, string | undefined>): Ch
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
   // Its own process group, so cleanup can reach tsx's node child and esbuild too.
-  const proc = spawn(process.execPath, [TSX_CLI, ...args], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolveExit) => proc.on('exit', (code) => resolveExit(code)));
-  const child: Child = { process: proc, stdout: () => out, stderr: () => err, exited };
+  const child: Child = { process: proc, stdout: () => out, stderr: () => err, exited: exited(proc) };
   children.add(child);
-  void exited.then(() => children.delete(child));
+  void child.exited.then(() => children.delete(child));
   return child;
-}
-
-function killGroup(child: Child): void {
-  if (child.process.pid === undefined) return;
-  try {
-    process.kill(-child.process.pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
 }
 
 afterAll(async () => {
   const running = [...children];
-  for (const child of running) killGroup(child);
+  for (const child of running) killGroup(child.process, 'SIGKILL');
   await Promise.all(running.map((c) => c.exited));
 });
 
@@ -89,17 +76,6 @@ async function exitCode(child: Child, attempts = 240): Promise<number | null> {
   void child.exited.then((c) => (code = c));
   await eventually('the process to exit', () => code !== undefined, attempts);
   return code ?? null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 async function adminQuery(text: string): Promise<pg.QueryResult> {
@@ -501,7 +477,7 @@ describe('the server process', () => {
   });
 
   afterAll(async () => {
-    for (const child of [...children]) killGroup(child);
+    for (const child of [...children]) killGroup(child.process, 'SIGKILL');
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     for (const schema of schemas) await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   });
@@ -555,7 +531,7 @@ describe('the server process', () => {
       expect(await exitCode(server.child)).toBe(0);
       expect(server.child.stdout()).not.toContain('shutdown failed');
     } finally {
-      killGroup(server.child);
+      killGroup(server.child.process, 'SIGKILL');
     }
   });
 
@@ -578,7 +554,7 @@ describe('the server process', () => {
       server.child.process.kill('SIGTERM');
       expect(await exitCode(server.child)).toBe(0);
     } finally {
-      killGroup(server.child);
+      killGroup(server.child.process, 'SIGKILL');
     }
   });
 
@@ -607,7 +583,7 @@ describe('the server process', () => {
       server.child.process.kill('SIGTERM');
       expect(await exitCode(server.child)).toBe(0);
     } finally {
-      killGroup(server.child);
+      killGroup(server.child.process, 'SIGKILL');
     }
   });
 });

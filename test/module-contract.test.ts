@@ -12,7 +12,8 @@ import { WalletSignatureHeaders } from '../packages/server/src/http/schema-kit.j
 import { modules } from '../packages/server/src/modules/index.js';
 import { tipsModule } from './fixtures/tips-module.js';
 import { createTestApp, errorOf, type TestApp } from './harness.js';
-import { authenticatedRoutes, createOneOfEach, databaseFingerprint, fillPath, routeKey, validBody } from './route-fixtures.js';
+import { authenticatedRoutes, createOneOfEach, fillPath, routeKey, validBody } from './route-fixtures.js';
+import { WriteWatch } from './write-watch.js';
 import { startReceiver } from './webhook-receiver.js';
 import type { InternalAccount, List, Transaction, WebhookEvent } from './wire-types.js';
 
@@ -50,11 +51,14 @@ process.env.MONETA_CONFORMANCE = 'off';
 
 let t: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let watch: WriteWatch;
 beforeAll(async () => {
   receiver = await startReceiver();
   t = await createTestApp({ MONETA_TIPS_MAX_MINOR: '2500' }, { modules: [...modules, tipsModule, probeModule] });
+  watch = await WriteWatch.install(t.database.db);
 });
 afterAll(async () => {
+  await watch?.remove();
   await t?.close();
   await receiver?.close();
 });
@@ -128,7 +132,7 @@ describe('a module added to the list is served, wired and documented', () => {
   it('its routes and the codes they can answer are in the OpenAPI document', async () => {
     const doc = (await t.api<{ paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties: { code: { enum: string[] }; details: { properties: { reason?: { enum: string[] } } } } } }> }> }>> }>(null, 'GET', '/openapi.json')).body;
     const tips = doc.paths['/tips']!.post!.responses;
-    expect(Object.keys(tips).sort()).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '500', '503']);
+    expect(Object.keys(tips).sort()).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']);
     const schemaOf = (status: string) => tips[status]!.content!['application/json']!.schema.properties;
     expect(schemaOf('400').code.enum).toEqual(expect.arrayContaining(['INVALID_INPUT', 'AMOUNT_OUT_OF_RANGE', 'INVALID_AMOUNT']));
     expect(schemaOf('400').details.properties.reason!.enum).toEqual(expect.arrayContaining(['TIP_TOO_LARGE', 'INSUFFICIENT_FUNDS']));
@@ -175,9 +179,8 @@ describe('idempotency: every POST, PATCH and DELETE of every module honours Idem
   });
 
   it('a replay answers the first response, marked Idempotent-Replayed, and changes nothing; the key with another request is 409', async () => {
-    for (const route of changing()) {
-      if (routeKey(route) === 'PATCH /probe/signed') continue; // its first answer is the 202 above
-      const ids = await createOneOfEach(t, t.platform, `idem-${Math.random().toString(36).slice(2, 8)}`);
+    /** A route's first request under a fresh key, signed through to its answer when it asks for a signature. */
+    const firstRequest = async (route: RouteEntry, ids: ReadonlyMap<string, string>) => {
       if (['POST /sandbox/webhooks/test', 'POST /webhooks/test'].includes(routeKey(route))) await t.api(t.platform, 'PATCH', '/config', { webhookEndpoint: receiver.url });
       const path = fillPath(t, route, ids);
       const body = route.hasBody ? validBody(t, route, ids) : undefined;
@@ -190,17 +193,34 @@ describe('idempotency: every POST, PATCH and DELETE of every module honours Idem
         if (!(first.status === 202 && challenge?.payloadToSign && challenge.requestId)) break;
         first = await t.api(t.platform, route.method, path, body, { 'idempotency-key': key, 'service-wallet-signature': 'sandbox-valid-signature', 'request-id': challenge.requestId });
       }
+      return { path, body, key, first };
+    };
+    const freshFixtures = () => createOneOfEach(t, t.platform, `idem-${Math.random().toString(36).slice(2, 8)}`);
+
+    // Routes share one set of fixtures until one of them is used up (a customer deleted, a quote
+    // executed, a card closed): the route that finds it so gets a fresh set and runs again. Fresh
+    // fixtures for every route cost most of this file's time.
+    let ids = await freshFixtures();
+    let fresh = true;
+    for (const route of changing()) {
+      if (routeKey(route) === 'PATCH /probe/signed') continue; // its first answer is the 202 above
+      let run = await firstRequest(route, ids);
+      if (run.first.status >= 300 && !fresh) {
+        ids = await freshFixtures();
+        run = await firstRequest(route, ids);
+      }
+      fresh = false;
+      const { path, body, key, first } = run;
       expect(first.status, `${routeKey(route)}: ${first.text}`).toBeLessThan(300);
       expect(first.headers['idempotent-replayed'], routeKey(route)).toBeUndefined();
-      const fingerprint = await databaseFingerprint(t.database.db);
+      const before = await watch.look();
       const replay = await t.api(t.platform, route.method, path, body, { 'idempotency-key': key });
       expect(replay.headers['idempotent-replayed'], `${routeKey(route)} ignores Idempotency-Key`).toBe('true');
       expect({ status: replay.status, text: replay.text }, routeKey(route)).toEqual({ status: first.status, text: first.text });
-      expect(await databaseFingerprint(t.database.db), `${routeKey(route)}: the replay changed something`).toBe(fingerprint);
+      expect(await watch.changedSince(before), `${routeKey(route)}: the replay changed something`).toEqual([]);
       const other = await t.api(t.platform, route.method, `${path}${path.includes('?') ? '&' : '?'}other=1`, body, { 'idempotency-key': key });
       expect(errorOf(other), routeKey(route)).toBe('CONFLICT IDEMPOTENCY_KEY_REUSED');
     }
-    // One test walks every changing route (about 80, each with fresh fixtures and two database
-    // fingerprints): on a loaded 2-core machine that takes longer than the default minute.
-  }, 300_000);
+    // One test walks every changing route (about 80): on a loaded 2-core machine that takes longer than the default minute.
+  }, 900_000); // every changing route, twice, under a loaded CI machine: over 300 s seen beside the fuzz file
 });

@@ -11,11 +11,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWebhookEvent } from '../packages/client/src/webhooks.js';
-import { exited, freePort, ProcessTestBed } from './processes.js';
+import { exited, freePort } from '../tools/processes.js';
+import { ProcessTestBed } from './processes.js';
+import { monetaCliEntry, SOURCE_BIN } from './cli-build.js';
 import { startReceiver } from './webhook-receiver.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
-const BIN = join(ROOT, 'packages/client/bin/moneta.js');
 const CREDENTIALS = { clientId: 'moneta-cli-test', secret: 'moneta-cli-test-secret-0123456789' };
 
 const bed = new ProcessTestBed(CREDENTIALS);
@@ -38,7 +39,7 @@ function cliEnv(extra: Record<string, string> = {}, dir = home): Record<string, 
 
 /** Starts the CLI; `done` resolves when it exits (killed after `timeoutMs`). */
 function start(args: string[], options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {}): { child: ChildProcess; output: () => Run; done: Promise<Run> } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [monetaCliEntry(), ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   bed.children.push(child);
   let stdout = '';
   let stderr = '';
@@ -103,6 +104,16 @@ beforeAll(async () => {
 });
 
 describe('moneta CLI against a real server', () => {
+  it('runs from the repository as `packages/client/bin/moneta.js`, through its TypeScript sources (the other tests run it compiled)', async () => {
+    const run = await new Promise<Run>((resolveRun) => {
+      const child = spawn(process.execPath, [SOURCE_BIN, '--version'], { cwd: ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      void exited(child).then((code) => resolveRun({ code, stdout, stderr: '' }));
+    });
+    expect(run).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+  });
+
   it('login refuses a bad secret with the API error and stores nothing; a good one is stored 0600 and never printed', async () => {
     const bad = await moneta(['login', '--base-url', base, '--token-id', CREDENTIALS.clientId, '--secret', 'not-the-secret']);
     expect(bad.code).toBe(1);

@@ -1,15 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase } from '../packages/server/src/db/database.js';
+import { exited, freePort } from '../tools/processes.js';
+import { copyPgliteTemplate } from './pglite-snapshot.js';
 
 /**
  * What tests that run the real server as a process share: processes to kill and resources to drop
- * afterwards, a free port, a server started and waited for, and a database of its own.
+ * afterwards, a server or worker started and waited for, and a database of its own.
  */
 export class ProcessTestBed {
   readonly children: ChildProcess[] = [];
@@ -33,7 +34,10 @@ export class ProcessTestBed {
     const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
     this.cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const url = process.env.DATABASE_URL;
-    if (!url) return { env: { DATA_DIR: dir }, open: () => openDatabase({ pgliteDir: join(dir, 'pglite') }) };
+    if (!url) {
+      copyPgliteTemplate(join(dir, 'pglite'));
+      return { env: { DATA_DIR: dir }, open: () => openDatabase({ pgliteDir: join(dir, 'pglite') }) };
+    }
     const databaseUrl = await this.throwAwayDatabase(url, prefix.replace(/[^a-z0-9]/g, '_'));
     return { env: { DATA_DIR: dir, DATABASE_URL: databaseUrl }, open: () => openDatabase({ databaseUrl }) };
   }
@@ -86,6 +90,37 @@ export class ProcessTestBed {
     throw new Error(`server did not become healthy: ${output}`);
   }
 
+  /**
+   * Starts `npm run worker`'s entry point with `env` (over this process's environment). An exit the
+   * test did not cause (neither code 0 nor SIGTERM/SIGKILL) is reported with what it printed last
+   * (the last `keep` characters). With `waitForStart`, waits (bounded) until it logs that it has
+   * started (at LOG_LEVEL info): a worker has no port to ask.
+   */
+  async startWorker(env: Record<string, string>, options: { keep?: number; waitForStart?: boolean } = {}): Promise<{ child: ChildProcess; output: () => string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/worker.ts'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.children.push(child);
+    const keep = options.keep ?? 4000;
+    let output = '';
+    let started = false;
+    const record = (d: Buffer) => {
+      output = (output + d.toString()).slice(-keep);
+      started ||= output.includes('worker started');
+    };
+    child.stdout.on('data', record);
+    child.stderr.on('data', record);
+    child.once('exit', (code, signal) => {
+      if (code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM') process.stderr.write(`worker exited ${code ?? signal}: ${output}\n`);
+    });
+    if (options.waitForStart) {
+      for (let i = 0; i < 1200 && !started && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+      if (!started) throw new Error(`the worker did not start: ${output}`);
+    }
+    return { child, output: () => output };
+  }
+
   /** One API call over real HTTP with these credentials. */
   async call<T = unknown>(base: string, method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; replayed: boolean; body: T }> {
     const response = await fetch(`${base}/2025-10-13${path}`, {
@@ -108,22 +143,4 @@ export class ProcessTestBed {
     if (external.status !== 201) throw new Error(`the bank account was refused: ${external.status} ${JSON.stringify(external.body)}`);
     return { customerId: customer.body.id, accountId, externalAccountId: external.body.id };
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves with the exit code once the process has exited (at once if it already has; null when killed by a signal). */
-export function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }

@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import type { InternalAccountId } from '../packages/server/src/core/ids.js';
 import { clabeEndingWith, mexicanBeneficiary } from './payments-fixtures.js';
-import { exited, ProcessTestBed } from './processes.js';
+import { exited } from '../tools/processes.js';
+import { ProcessTestBed } from './processes.js';
 import type { Customer, ExternalAccount, InternalAccount, List, Quote, Transaction } from './wire-types.js';
 
 /**
@@ -158,5 +159,6 @@ describe('quote payouts across a crash', () => {
     } finally {
       await database.close();
     }
-  }, 120_000);
+    // Two server starts as processes and a settlement run: over two minutes on a loaded machine.
+  }, 300_000);
 });

@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import { API_PREFIX } from '../packages/server/src/config.js';
-import type { Db } from '../packages/server/src/db/schema.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import type { ApiResponse, TestApp, TestPlatform } from './harness.js';
 import type { FixtureResponse, ModuleFixtures } from '../packages/server/src/contract/module.js';
@@ -149,8 +147,8 @@ export async function createOneOfEach(t: TestApp, platform: TestPlatform, label:
     if (res.status >= 300) throw new Error(`fixtures for ${label}: ${method} ${path} answered ${res.status} ${res.text}`);
     return res;
   }
-  const runDueJobs = async () => {
-    await t.container.jobs.runDue();
+  const runDueJobs = async (kinds?: readonly string[]) => {
+    await (kinds ? t.container.jobs.runDueOf(kinds) : t.container.jobs.runDue());
   };
   async function callAs(authorization: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<FixtureResponse> {
     const res: ApiResponse = await t.api(platform, method, path, body, { authorization });
@@ -159,29 +157,4 @@ export async function createOneOfEach(t: TestApp, platform: TestPlatform, label:
   }
   for (const fixtures of t.fixtures) await fixtures.create?.({ call, ids, label, runDueJobs, callAs });
   return ids;
-}
-
-/**
- * A digest of every row of every table in the test's schema, to prove a request wrote nothing.
- */
-/**
- * Tables a refused request may write: the request log records every request, refusals first of all
- * (that is its purpose); it is the service's observation of the request, not a change it made.
- */
-const OBSERVATION_TABLES = ['request_logs'];
-
-export async function databaseFingerprint(db: Db): Promise<string> {
-  const all = await sql<{ name: string }>`
-    select table_name as name from information_schema.tables
-    where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(db);
-  const tables = { rows: all.rows.filter((r) => !OBSERVATION_TABLES.includes(r.name)) };
-  const digests = sql.join(
-    tables.rows.map(({ name }) => sql`select ${sql.lit(name)} as name, md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as digest from ${sql.table(name)} t`),
-    sql` union all `,
-  );
-  const rows = await sql<{ name: string; digest: string }>`${digests}`.execute(db);
-  return rows.rows
-    .map((r) => `${r.name}:${r.digest}`)
-    .sort()
-    .join(' ');
 }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReceiver } from './webhook-receiver.js';
-import { exited, ProcessTestBed } from './processes.js';
+import { exited } from '../tools/processes.js';
+import { ProcessTestBed } from './processes.js';
 import type { Customer, InternalAccount, List, WebhookEnvelope, WebhookEvent } from './wire-types.js';
 
 /**

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,7 +6,8 @@ import { migrateToLatest, openDatabase, type DatabaseHandle } from '../packages/
 import { createContainer } from '../packages/server/src/container.js';
 import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
 import { writeEvents } from '../packages/server/src/core/outbox.js';
-import { exited, ProcessTestBed } from './processes.js';
+import { exited } from '../tools/processes.js';
+import { ProcessTestBed } from './processes.js';
 import { modules } from '../packages/server/src/modules/index.js';
 
 /**
@@ -18,7 +18,7 @@ const EVENTS = 2_000;
 const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
 const bed = new ProcessTestBed({ clientId: 'workers-test', secret: 'workers-test-secret-0123456789' });
-const { children, cleanups } = bed;
+const { cleanups } = bed;
 afterAll(() => bed.teardown());
 
 /** A loopback receiver that tracks, per webhook-id, how many requests are open at this moment. */
@@ -62,21 +62,6 @@ async function startTrackingReceiver() {
   };
 }
 
-function startWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/worker.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
-  child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
-  child.once('exit', (code, signal) => {
-    if (code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM') process.stderr.write(`worker exited ${code ?? signal}: ${output}\n`);
-  });
-  return child;
-}
-
 describe('webhook workers', () => {
   it.skipIf(!process.env.DATABASE_URL)(
     'Two worker processes against PostgreSQL deliver 2,000 events with none lost and none sent concurrently twice',
@@ -104,7 +89,7 @@ describe('webhook workers', () => {
       const ids = (await database.db.selectFrom('events').select('id').where('platform_id', '=', platform.id).execute()).map((r) => r.id);
       expect(ids.length).toBe(EVENTS + 1);
 
-      const workers = [startWorker(env), startWorker(env)];
+      const workers = (await Promise.all([bed.startWorker(env), bed.startWorker(env)])).map((w) => w.child);
 
       // Bounded wait until nothing is pending (or a worker died).
       let pending = -1;

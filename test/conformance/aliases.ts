@@ -261,6 +261,12 @@ export const CROSS_CUTTING_STATUSES: readonly CrossCuttingStatus[] = [
     reason: 'every route that names a deleted customer (path, body or query) answers 410 CUSTOMER_DELETED, not only DELETE /customers/{customerId}',
   },
   {
+    status: 429,
+    codes: ['RATE_LIMITED'],
+    reason:
+      'every credential (API token, agent token) has a request rate (MONETA_RATE_LIMIT, a token bucket per credential); past it any authenticated operation answers 429 RATE_LIMITED with Retry-After, as the spec describes the code. The reference documents 429 on a few operations only',
+  },
+  {
     status: 503,
     codes: ['SERVICE_UNAVAILABLE'],
     reason: 'any operation answers 503 SERVICE_UNAVAILABLE (with Retry-After) when its database connection is lost or the process is draining for shutdown; the reference documents 503 on a few provider-backed operations only',

@@ -241,7 +241,7 @@ describe('checkResponse', () => {
     // Not declared cross-cutting (422), and not on an operation without credentials.
     expect(only(checkResponse(sample('GET', '/tokens', 422, { status: 422, code: 'INVALID_INPUT', message: 'x' })))).toMatchObject({ rule: 'undocumented-status' });
     expect(only(checkResponse(sample('POST', '/agents/device-codes/ABCD/redeem', 403, { status: 403, code: 'FORBIDDEN', message: 'x' })))).toMatchObject({ rule: 'undocumented-status' });
-    expect(CROSS_CUTTING_STATUSES.map((c) => c.status)).toEqual([400, 403, 404, 409, 410, 503]);
+    expect(CROSS_CUTTING_STATUSES.map((c) => c.status)).toEqual([400, 403, 404, 409, 410, 429, 503]);
   });
 
   it('reports an undocumented status', () => {

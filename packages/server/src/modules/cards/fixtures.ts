@@ -1,4 +1,5 @@
 import type { ModuleFixtures } from '../../contract/module.js';
+import { PROVISIONED_JOB } from './service.js';
 
 const authorization = { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'FIXTURE SHOP', mcc: '5814', country: 'US' } };
 
@@ -21,7 +22,7 @@ export const fixtures: ModuleFixtures = {
     const card = await call('POST', '/cards', { cardholderId: ids.get('Customer'), platformCardId: `${label}-card`, form: 'VIRTUAL', fundingSources: [ids.get('InternalAccount')] });
     const cardId = (card.body as { id: string }).id;
     ids.set('Card', cardId);
-    await runDueJobs(); // the issuer activates it
+    await runDueJobs([PROVISIONED_JOB]); // the issuer activates it
     // An authorization cleared in part: open for more clearings, and with something settled to return.
     const authorized = await call('POST', `/sandbox/cards/${cardId}/simulate/authorization`, authorization);
     const cardTransactionId = (authorized.body as { id: string }).id;
