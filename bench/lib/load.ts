@@ -6,7 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import autocannon from 'autocannon';
-import { checkInterrupted, stopping } from './processes.js';
+import { checkInterrupted, stopping } from './interruption.js';
+import type { Profiler } from './profiler.js';
 import { CONNECTIONS, MONEY_SECONDS, progress, WARMUP_SECONDS } from './settings.js';
 
 export interface Measurement {
@@ -25,14 +26,26 @@ export interface Row extends Measurement {
   ceiling?: Measurement;
 }
 
-export async function measure(label: string, scenario: string, seconds: number, options: autocannon.Options): Promise<Measurement> {
+/** The server's profiler while BENCH_PROFILE runs: every API scenario is profiled on its own. */
+let profiler: Profiler | undefined;
+export function useProfiler(next: Profiler | undefined): void {
+  profiler = next;
+}
+
+/** autocannon against the server for `seconds`, after WARMUP_SECONDS unless `warmUp` is false (a soak's later minutes: the server is warm). */
+export async function measure(label: string, scenario: string, seconds: number, options: autocannon.Options, warmUp = true): Promise<Measurement> {
+  return profiler ? profiler.profile(scenario, () => measureApi(label, scenario, seconds, options, warmUp)) : measureApi(label, scenario, seconds, options, warmUp);
+}
+
+async function measureApi(label: string, scenario: string, seconds: number, options: autocannon.Options, warmUp: boolean): Promise<Measurement> {
   checkInterrupted();
-  progress(`[${label}] ${scenario}: ${WARMUP_SECONDS ? `${WARMUP_SECONDS} s warm-up, then ` : ''}${seconds} s with ${CONNECTIONS} connections`);
+  const warmup = warmUp ? WARMUP_SECONDS : 0;
+  progress(`[${label}] ${scenario}: ${warmup ? `${warmup} s warm-up, then ` : ''}${seconds} s with ${CONNECTIONS} connections`);
   const result = await autocannon({
     connections: CONNECTIONS,
     duration: seconds,
     timeout: 30,
-    ...(WARMUP_SECONDS ? { warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS } } : {}),
+    ...(warmup ? { warmup: { connections: CONNECTIONS, duration: warmup } } : {}),
     ...options,
   });
   const failures = result.non2xx + result.errors + result.timeouts;

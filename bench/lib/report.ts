@@ -2,10 +2,10 @@
  * The output: one markdown table (each scenario's req/s, p50 and p99, beside its ceiling and the
  * ratio) and the notes, printed and written to bench/results.md with what the numbers were measured on.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import type { Row } from './load.js';
-import { API, CONNECTIONS, MONEY_SECONDS, progress, QUOTE_SENDING_MINOR, DOCUMENT_UPLOADS, RESULTS_FILE, SECONDS, SERVER_POOL_SIZE, SPREAD_ACCOUNTS, WARMUP_SECONDS } from './settings.js';
+import { API, CONNECTIONS, DATABASES, FAMILIES, ONLY, PARTIAL_RESULTS_FILE, MONEY_SECONDS, progress, QUOTE_SENDING_MINOR, DOCUMENT_UPLOADS, RESULTS_FILE, SECONDS, SERVER_POOL_SIZE, SPREAD_ACCOUNTS, WARMUP_SECONDS } from './settings.js';
 
 /** The machine and its load average, read when the bench starts. */
 export interface Machine {
@@ -39,6 +39,14 @@ function table(rows: Row[]): string {
   return lines.join('\n');
 }
 
+/** The soak sections `--soak` appended to bench/results.md (kept when a full run rewrites the rest). */
+function soakSections(): string {
+  if (!existsSync(RESULTS_FILE)) return '';
+  const text = readFileSync(RESULTS_FILE, 'utf8');
+  const at = text.indexOf('\n## Soak');
+  return at < 0 ? '' : text.slice(at);
+}
+
 /** Prints the table and the notes, and writes them to bench/results.md. */
 export function report(rows: Row[], notes: string[], { cores, load, description: machine }: Machine): void {
   if (rows.some((r) => r.failures > 0)) notes.push('Rows marked "failed" had non-2xx responses, errors or timeouts (raw SQL: rolled-back transactions); their req/s counts successes only.');
@@ -52,7 +60,7 @@ export function report(rows: Row[], notes: string[], { cores, load, description:
     '',
     `Load average at start: ${load} (1, 5 and 15 minutes, \`os.loadavg()\`) on ${cores} cores. Other work may share the machine, so absolute numbers move between runs; compare the ratios, which are measured back to back in the same run.`,
     '',
-    `${CONNECTIONS} connections; ${SECONDS} s per customer scenario and ${MONEY_SECONDS} s per money scenario, each after a ${WARMUP_SECONDS} s warm-up. The server runs as a child process (\`npx tsx packages/server/src/main.ts\`, LOG_LEVEL=warn, sandbox mode, pool of ${SERVER_POOL_SIZE} on PostgreSQL); autocannon runs in the bench process on the same machine.`,
+    `${CONNECTIONS} connections; ${SECONDS} s per customer scenario and ${MONEY_SECONDS} s per money scenario, each after a ${WARMUP_SECONDS} s warm-up. The server runs as a child process (\`node --import tsx packages/server/src/main.ts\`, LOG_LEVEL=warn, sandbox mode, pool of ${SERVER_POOL_SIZE} on PostgreSQL); autocannon runs in the bench process on the same machine.`,
     '',
     '- Customer scenarios are compared with the bare `GET /livez` route on the same server (HTTP, routing and serialization; no auth, no database).',
     `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 6 round trips for funding, 7 for transfer-out and 8 for quote + execute, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` / \`RAW_QUOTE_SQL\` in bench/scenarios/money.ts and quotes.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
@@ -67,6 +75,8 @@ export function report(rows: Row[], notes: string[], { cores, load, description:
     ...notes.flatMap((n) => ['', n]),
     '',
   ].join('\n');
-  writeFileSync(RESULTS_FILE, document);
-  progress(`done; table written to ${RESULTS_FILE}`);
+  // A run narrowed by BENCH_ONLY or BENCH_DATABASES leaves the full run's results.md alone.
+  const file = ONLY.size < FAMILIES.length || DATABASES.size < 2 ? PARTIAL_RESULTS_FILE : RESULTS_FILE;
+  writeFileSync(file, `${document}${file === RESULTS_FILE ? soakSections() : ''}`);
+  progress(`done; table written to ${file}`);
 }

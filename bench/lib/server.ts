@@ -1,35 +1,30 @@
 /**
- * The server under test: started as a child process (`npx tsx packages/server/src/main.ts`) with
+ * The server under test: started as a child process (`node --import tsx packages/server/src/main.ts`) with
  * known credentials in sandbox mode, on loopback, and called through `call`; and the throw-away
  * PostgreSQL database it runs on.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { checkInterrupted, children, stopServer, withCleanup } from './processes.js';
-import { API, POSTGRES_ADMIN_URL, progress, ROOT, STARTUP_TIMEOUT_MS } from './settings.js';
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
+import { children, freePort, stopChild } from '../../tools/processes.js';
+import { checkInterrupted, withCleanup } from './interruption.js';
+import { API, POSTGRES_ADMIN_URL, PROFILE, progress, ROOT, STARTUP_TIMEOUT_MS } from './settings.js';
 
 export interface Server {
   base: string;
   authorization: string;
   child: ChildProcess;
+  /** The server's inspector port, when started with BENCH_PROFILE (CPU profiles per scenario). */
+  inspectPort?: number;
+}
+
+/** SIGTERM (the server's graceful shutdown), SIGKILL of its whole group after 5 s. */
+export function stopServer(child: ChildProcess): Promise<void> {
+  return stopChild(child, 5000);
 }
 
 export async function startServer(label: string, env: Record<string, string>): Promise<Server> {
@@ -47,9 +42,13 @@ export async function startServer(label: string, env: Record<string, string>): P
     MONETA_MODE: 'sandbox',
     API_TOKEN_ID: clientId,
     API_CLIENT_SECRET: secret,
+    MONETA_RATE_LIMIT: 'off',
   });
-  progress(`[${label}] starting the server on port ${port}`);
-  const child = spawn('npx', ['tsx', 'packages/server/src/main.ts'], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const inspectPort = PROFILE ? await freePort() : undefined;
+  progress(`[${label}] starting the server on port ${port}${inspectPort ? ` (inspector on ${inspectPort} for CPU profiles)` : ''}`);
+  // As `npm start` runs it: one node process (tsx as a loader), so --inspect reaches the server itself.
+  const nodeArgs = ['--import', 'tsx', ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []), 'packages/server/src/main.ts'];
+  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let output = '';
   const keep = (chunk: Buffer) => {
@@ -80,7 +79,7 @@ export async function startServer(label: string, env: Record<string, string>): P
     await new Promise((r) => setTimeout(r, 250));
   }
   progress(`[${label}] server ready`);
-  return { base, authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, child };
+  return { base, authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, child, ...(inspectPort ? { inspectPort } : {}) };
 }
 
 export interface Call {

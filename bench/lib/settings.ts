@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 export const RESULTS_FILE = join(ROOT, 'bench', 'results.md');
+/** Where a narrowed run (BENCH_ONLY, BENCH_DATABASES) writes its table (not committed). */
+export const PARTIAL_RESULTS_FILE = join(ROOT, 'bench', 'results-partial.md');
 export const API = '/2025-10-13';
 
 export function intSetting(name: string, fallback: number, min: number, max: number): number {
@@ -18,6 +20,18 @@ export function intSetting(name: string, fallback: number, min: number, max: num
     process.exit(2);
   }
   return value;
+}
+
+function listSetting<T extends string>(name: string, allowed: readonly T[]): Set<T> {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return new Set(allowed);
+  const picked = raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const unknown = picked.filter((item) => !allowed.includes(item as T));
+  if (unknown.length) {
+    process.stderr.write(`bench: ${name} takes ${allowed.join(', ')}; unknown: ${unknown.join(', ')}\n`);
+    process.exit(2);
+  }
+  return new Set(picked as T[]);
 }
 
 export const SECONDS = intSetting('BENCH_SECONDS', 8, 1, 3600);
@@ -35,6 +49,14 @@ export const DOCUMENT_UPLOADS = intSetting('BENCH_DOCUMENT_UPLOADS', 8, 1, 200);
 export const BULK_ROWS = intSetting('BENCH_BULK_ROWS', 100_000, 10, 1_000_000);
 /** How long the webhook scenarios wait for their events to arrive before counting the rest as failed. */
 export const WEBHOOK_WAIT_MS = 180_000;
+/** The scenario families a run measures (BENCH_ONLY, comma-separated; all by default). */
+export const FAMILIES = ['customers', 'money', 'quotes', 'cards', 'webhooks', 'wallets', 'documents', 'bulk', 'stamps'] as const;
+export type Family = (typeof FAMILIES)[number];
+export const ONLY = listSetting('BENCH_ONLY', FAMILIES);
+/** The databases a run measures (BENCH_DATABASES: pglite, postgres; both by default). */
+export const DATABASES = listSetting('BENCH_DATABASES', ['pglite', 'postgres'] as const);
+/** BENCH_PROFILE=1: a CPU profile of the server per API scenario, in bench/profiles/. */
+export const PROFILE = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true';
 export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 export const STARTUP_TIMEOUT_MS = 120_000;
 /** The server's pool size (openDatabase's default); the raw-SQL pool on PostgreSQL gets the same. */

@@ -10,9 +10,9 @@ import { clabeCheckDigit } from '../../packages/server/src/lib/account-numbers/c
 import { PAYOUT_SETTLEMENT_DELAY_MS, sandboxPayoutOutcome } from '../../packages/server/src/sandbox/payout-outcomes.js';
 import { sandboxTransferOutcome } from '../../packages/server/src/sandbox/transfer-outcomes.js';
 import { inParallel } from './load.js';
-import { checkInterrupted } from './processes.js';
+import { checkInterrupted } from './interruption.js';
 import { call, type Server } from './server.js';
-import { PREFUND_MINOR, progress, SPREAD_ACCOUNTS } from './settings.js';
+import { API, PREFUND_MINOR, progress, QUOTE_SENDING_MINOR, SPREAD_ACCOUNTS } from './settings.js';
 
 /** A USD customer with its internal account, and a registered US bank account and MXN CLABE account that the sandbox rails settle. */
 export interface MoneyAccount {
@@ -122,5 +122,19 @@ export function moneyRequests(server: Server, spread: boolean, accounts: MoneyAc
         },
       },
     ],
+  };
+}
+
+/** A quote from the account to its MXN CLABE account, locked on the sending side (executed at once when asked). */
+export function quoteRequest(account: MoneyAccount, immediatelyExecute: boolean): { path: string; body: unknown } {
+  return {
+    path: `${API}/quotes`,
+    body: {
+      source: { sourceType: 'ACCOUNT', accountId: account.accountId },
+      destination: { destinationType: 'ACCOUNT', accountId: account.clabeAccountId },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: Number(QUOTE_SENDING_MINOR),
+      ...(immediatelyExecute ? { immediatelyExecute: true } : {}),
+    },
   };
 }

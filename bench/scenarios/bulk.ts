@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { percentile, type Row } from '../lib/load.js';
-import { checkInterrupted } from '../lib/processes.js';
+import { checkInterrupted } from '../lib/interruption.js';
 import type { Server } from '../lib/server.js';
 import { API, BULK_ROWS, progress } from '../lib/settings.js';
 import { groupRss } from './documents.js';

@@ -9,7 +9,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { newId } from '../../packages/server/src/core/ids.js';
 import { internalAccountView } from '../../packages/server/src/ledger/accounts.js';
 import { inParallel, measure, type Row } from '../lib/load.js';
-import { stopping } from '../lib/processes.js';
+import { stopping } from '../lib/interruption.js';
+import { cardAuthorizationInOneRoundTrip } from '../lib/one-round-trip.js';
 import { envelope, measureRaw, RAW_COMMON_SQL, type AccountRow, type RawBook, type RawClient, type RawTarget } from '../lib/raw.js';
 import { call, type Server } from '../lib/server.js';
 import { API, MONEY_SECONDS, progress } from '../lib/settings.js';
@@ -108,8 +109,9 @@ export async function benchCards(label: string, server: Server, accounts: MoneyA
     };
     const api = await measure(label, scenario, MONEY_SECONDS, options);
     let rawSequence = 0;
-    const ceiling = await measureRaw(label, `raw SQL ${scenario}`, raw.pool, (c) => rawCardAuthorization(c, raw.book, spread ? rawCards[rawSequence++ % rawCards.length]! : rawCards[0]!, 1n));
-    rows.push({ ...api, ceiling }, ceiling);
+    const multi = await measureRaw(label, `raw SQL, 10 round trips, ${scenario}`, raw.pool, (c) => rawCardAuthorization(c, raw.book, spread ? rawCards[rawSequence++ % rawCards.length]! : rawCards[0]!, 1n));
+    const ceiling = await measureRaw(label, `one-round-trip SQL ${scenario}`, raw.pool, (c) => cardAuthorizationInOneRoundTrip(c, raw.book, spread ? rawCards[rawSequence++ % rawCards.length]! : rawCards[0]!, 1n));
+    rows.push({ ...api, ceiling }, { ...multi, ceiling }, ceiling);
   }
   return rows;
 }

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { percentile, type Measurement, type Row } from '../lib/load.js';
-import { checkInterrupted } from '../lib/processes.js';
+import { checkInterrupted } from '../lib/interruption.js';
 import { call, type Server } from '../lib/server.js';
 import { DOCUMENT_UPLOADS, progress } from '../lib/settings.js';
 

@@ -9,7 +9,8 @@ import { newId } from '../../packages/server/src/core/ids.js';
 import { internalAccountView } from '../../packages/server/src/ledger/accounts.js';
 import { transactionView } from '../../packages/server/src/modules/transactions/service.js';
 import { measure, type Row } from '../lib/load.js';
-import { stopping } from '../lib/processes.js';
+import { stopping } from '../lib/interruption.js';
+import { fundInOneRoundTrip, transferOutInOneRoundTrip } from '../lib/one-round-trip.js';
 import { inLockOrder, insertFarJob, insertMoveRows, measureRaw, transactionRow, type AccountRow, type RawBook, type RawClient, type RawTarget } from '../lib/raw.js';
 import type { Server } from '../lib/server.js';
 import { API, MONEY_SECONDS, progress, SETTLEMENT_WAIT_MS } from '../lib/settings.js';
@@ -177,10 +178,14 @@ export async function benchMoney(
       if (move === 'transfer-out') await awaitSettlements(label, scenario, pendingSettlements, notes);
 
       const pick = picker(raw.book.accounts, spread);
-      const ceiling = await measureRaw(label, `raw SQL ${scenario}`, raw.pool, (client) =>
+      const roundTrips = move === 'fund' ? 6 : 7;
+      const multi = await measureRaw(label, `raw SQL, ${roundTrips} round trips, ${scenario}`, raw.pool, (client) =>
         move === 'fund' ? rawFund(client, raw.book, pick(), 1n) : rawTransferOut(client, raw.book, pick(), 1n),
       );
-      rows.push({ ...api, ceiling }, ceiling);
+      const ceiling = await measureRaw(label, `one-round-trip SQL ${scenario}`, raw.pool, (client) =>
+        move === 'fund' ? fundInOneRoundTrip(client, raw.book, pick(), 1n) : transferOutInOneRoundTrip(client, raw.book, pick(), 1n),
+      );
+      rows.push({ ...api, ceiling }, { ...multi, ceiling }, ceiling);
     }
   }
   return rows;

@@ -9,10 +9,11 @@ import { internalAccountView } from '../../packages/server/src/ledger/accounts.j
 import { transactionView } from '../../packages/server/src/modules/transactions/service.js';
 import { PAYOUT_SETTLEMENT_DELAY_MS } from '../../packages/server/src/sandbox/payout-outcomes.js';
 import { measure, type Row } from '../lib/load.js';
+import { quoteCreateInOneRoundTrip, quoteExecuteInOneRoundTrip, type PricedQuote } from '../lib/one-round-trip.js';
 import { inLockOrder, insertFarJob, insertMoveRows, insertTransaction, measureRaw, transactionRow, type AccountRow, type RawBook, type RawClient, type RawTarget, type TransactionRow } from '../lib/raw.js';
 import { call, type Server } from '../lib/server.js';
 import { API, MONEY_SECONDS, QUOTE_SENDING_MINOR, QUOTE_TTL_MAX_SECONDS, SECONDS } from '../lib/settings.js';
-import { moneyRequests, picker, type MoneyAccount } from '../lib/setup.js';
+import { moneyRequests, picker, quoteRequest, type MoneyAccount } from '../lib/setup.js';
 import { awaitSettlements, RAW_TRANSFER_OUT_SQL, SETTLEMENTS } from './money.js';
 
 /**
@@ -93,6 +94,12 @@ function rawQuote(book: RawBook, account: MoneyAccount, status: 'PENDING' | 'PRO
   return { quoteId, transaction };
 }
 
+/** `rawQuote` with its amounts and rates, for the one-round-trip statements. */
+function pricedQuote(book: RawBook, account: MoneyAccount, status: 'PENDING' | 'PROCESSING'): PricedQuote {
+  const at = new Date();
+  return { ...rawQuote(book, account, status, at), amounts: RAW_QUOTE.amounts, rate: RAW_QUOTE.rate, midRate: RAW_QUOTE.mid, expiresAt: new Date(at.getTime() + QUOTE_TTL_MAX_SECONDS * 1000) };
+}
+
 /** The quote row of `rawQuote`, in its transaction's status (executed when PROCESSING). */
 async function insertQuote(client: RawClient, book: RawBook, account: MoneyAccount, { quoteId, transaction }: ReturnType<typeof rawQuote>, at: Date): Promise<void> {
   const { amounts } = RAW_QUOTE;
@@ -169,19 +176,9 @@ export async function benchQuotes(
   pendingSettlements: () => Promise<number>,
   notes: string[],
 ): Promise<Row[]> {
-  const quote = (account: MoneyAccount, immediatelyExecute: boolean) => ({
-    path: `${API}/quotes`,
-    body: {
-      source: { sourceType: 'ACCOUNT', accountId: account.accountId },
-      destination: { destinationType: 'ACCOUNT', accountId: account.clabeAccountId },
-      lockedCurrencySide: 'SENDING',
-      lockedCurrencyAmount: Number(QUOTE_SENDING_MINOR),
-      ...(immediatelyExecute ? { immediatelyExecute: true } : {}),
-    },
-  });
 
   const createScenario = `POST ${API}/quotes (create)`;
-  const create = await measure(label, createScenario, SECONDS, moneyRequests(server, true, accounts, (account) => quote(account, false)));
+  const create = await measure(label, createScenario, SECONDS, moneyRequests(server, true, accounts, (account) => quoteRequest(account, false)));
   await call(server, label, { method: 'POST', path: '/sandbox/clock/advance', body: { seconds: QUOTE_TTL_MAX_SECONDS + 1 }, expect: 200 });
   const pendingQuotes = async () => (await call<{ totalCount: number }>(server, label, { method: 'GET', path: '/transactions?status=PENDING&type=OUTGOING&limit=1', expect: 200 })).totalCount;
   await awaitSettlements(label, createScenario, pendingQuotes, notes, {
@@ -192,11 +189,23 @@ export async function benchQuotes(
 
   // After the expiry wait: on PostgreSQL the raw PENDING quotes share the database, and would be counted above.
   const pick = picker(raw.book.accounts, true);
-  const createCeiling = await measureRaw(label, `raw SQL quote create (spread over ${accounts.length})`, raw.pool, (client) => rawQuoteCreate(client, raw.book, pick()));
+  const createScenarioRaw = `quote create (spread over ${accounts.length})`;
+  const createMulti = await measureRaw(label, `raw SQL, 7 round trips, ${createScenarioRaw}`, raw.pool, (client) => rawQuoteCreate(client, raw.book, pick()));
+  const createCeiling = await measureRaw(label, `one-round-trip SQL ${createScenarioRaw}`, raw.pool, (client) => {
+    const account = pick();
+    return quoteCreateInOneRoundTrip(client, raw.book, account, pricedQuote(raw.book, account, 'PENDING'));
+  });
 
   const scenario = `quote + execute (spread over ${accounts.length})`;
-  const api = await measure(label, scenario, MONEY_SECONDS, moneyRequests(server, true, accounts, (account) => quote(account, true)));
+  const api = await measure(label, scenario, MONEY_SECONDS, moneyRequests(server, true, accounts, (account) => quoteRequest(account, true)));
   await awaitSettlements(label, scenario, pendingSettlements, notes, { ...SETTLEMENTS, items: 'quote payouts' });
-  const ceiling = await measureRaw(label, `raw SQL ${scenario}`, raw.pool, (client) => rawQuoteExecute(client, raw.book, pick()));
-  return [{ ...create, ceiling: createCeiling }, createCeiling, { ...api, ceiling }, ceiling];
+  const multi = await measureRaw(label, `raw SQL, 8 round trips, ${scenario}`, raw.pool, (client) => rawQuoteExecute(client, raw.book, pick()));
+  const ceiling = await measureRaw(label, `one-round-trip SQL ${scenario}`, raw.pool, (client) => {
+    const account = pick();
+    return quoteExecuteInOneRoundTrip(client, raw.book, account, pricedQuote(raw.book, account, 'PROCESSING'), PAYOUT_SETTLEMENT_DELAY_MS);
+  });
+  return [
+    { ...create, ceiling: createCeiling }, { ...createMulti, ceiling: createCeiling }, createCeiling,
+    { ...api, ceiling }, { ...multi, ceiling }, ceiling,
+  ];
 }

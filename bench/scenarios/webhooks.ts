@@ -6,12 +6,12 @@
  * funding to the last receipt and latency from each event's creation to its receipt. "backlog": the
  * same number of events is made while the receiver refuses them with Retry-After (so they wait,
  * tried once), then the platform clock is advanced so all are due at once; events/s and latency are
- * counted from that moment to each receipt (this includes up to one 500 ms poll of the deliverer).
+ * counted from that moment to each receipt (the clock advance's commit wakes the deliverer).
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
 import { inParallel, measure, percentile, type Measurement, type Row } from '../lib/load.js';
-import { checkInterrupted, stopping } from '../lib/processes.js';
+import { checkInterrupted, stopping } from '../lib/interruption.js';
 import { call, type Server } from '../lib/server.js';
 import { CONNECTIONS, MONEY_SECONDS, progress, WEBHOOK_EVENTS, WEBHOOK_WAIT_MS } from '../lib/settings.js';
 
@@ -109,7 +109,7 @@ export async function benchWebhooks(label: string, server: Server, notes: string
     await call(server, label, { method: 'POST', path: '/sandbox/clock/advance', body: { seconds: 3600 }, expect: 200 });
     const backlog = await arrived(released, held.length, false);
     const backlogRow = row(`webhook delivery, backlog of ${held.length} released at once`, backlog, released, backlog.map((a) => a.at - released), expected);
-    notes.push(`${label} webhook rows: events/s delivered by the server's in-process deliverer (batches of 16, polled every 500 ms) to a loopback receiver answering 200; "live" latency is event creation to receipt while fundings run (its events/s cannot exceed the rate fundings create events; the latency shows whether delivery keeps up), "backlog" latency is release (platform clock advanced past the Retry-After) to receipt. Ceiling: the same receiver's raw accept rate under autocannon (${CONNECTIONS} connections).`);
+    notes.push(`${label} webhook rows: events/s delivered by the server's in-process deliverer (woken by the commit that writes each event, polling only as a fallback; up to 64 events claimed at once, 16 requests in flight) to a loopback receiver answering 200; "live" latency is event creation to receipt while fundings run (its events/s cannot exceed the rate fundings create events; the latency shows whether delivery keeps up), "backlog" latency is release (platform clock advanced past the Retry-After) to receipt. Ceiling: the same receiver's raw accept rate under autocannon (${CONNECTIONS} connections).`);
     return [ceiling, liveRow, backlogRow];
   } finally {
     await receiver.close();
