@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../packages/server/src/config.js';
 import type { RouteEntry } from '../packages/server/src/http/route-table.js';
 import { createTestApp, errorOf, expectErrorShape, sendRaw, type ApiResponse, type TestApp } from './harness.js';
@@ -192,6 +192,18 @@ describe('every route that takes a body refuses bad input cleanly', () => {
       const agent = `/agents/${ids.get('Agent')!}`;
       expect((await t.api(t.platform, 'PATCH', agent, { isPaused: false })).status).toBe(200);
       expect((await t.api(t.platform, 'PATCH', `${agent}/policy`, agentPolicy)).status).toBe(200);
+    });
+
+    // A generated body that happens to be valid for POST /sandbox/clock/advance moves the
+    // platform's clock (a minute each): enough of them expire what later routes' fixtures opened
+    // (a wallet's ownership challenge lives 15 minutes). Each route's tests end at the time they began.
+    let offsetBefore: bigint;
+    beforeEach(async () => {
+      offsetBefore = (await t.database.db.selectFrom('platforms').select('clock_offset_ms').where('id', '=', t.platform.id).executeTakeFirstOrThrow()).clock_offset_ms;
+    });
+    afterEach(async () => {
+      await t.database.db.updateTable('platforms').set({ clock_offset_ms: offsetBefore }).where('id', '=', t.platform.id).where('clock_offset_ms', '<>', offsetBefore).execute();
+      t.container.clock.invalidate(t.platform.id);
     });
 
     it('answers arbitrary JSON with a 4xx in the error shape and writes nothing', async () => {

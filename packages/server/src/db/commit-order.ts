@@ -15,6 +15,12 @@ export interface CommitPosition {
   txid: string;
   /** The row's key within its transaction; '' is before every key. */
   key: string;
+  /**
+   * For a stream that started "from now": the snapshot taken when it opened (`pg_snapshot` text).
+   * Rows of transactions that had committed by then are behind the stream even when their txid is
+   * above its xmin (a transaction older than them was still running somewhere in the cluster).
+   */
+  openedAfter?: string;
 }
 
 /**
@@ -22,7 +28,9 @@ export interface CommitPosition {
  * is `t`, its key column `id`. Order the query by `t.txid, t.id`.
  */
 export function afterPosition(position: CommitPosition): Expression<SqlBool> {
-  return sql<SqlBool>`(t.txid, t.id) > (${position.txid}::xid8, ${position.key}) AND t.txid < pg_snapshot_xmin(pg_current_snapshot())`;
+  const after = sql<SqlBool>`(t.txid, t.id) > (${position.txid}::xid8, ${position.key}) AND t.txid < pg_snapshot_xmin(pg_current_snapshot())`;
+  if (position.openedAfter === undefined) return after;
+  return sql<SqlBool>`${after} AND NOT pg_visible_in_snapshot(t.txid, ${position.openedAfter}::pg_snapshot)`;
 }
 
 /** The txid column as text, for a select list: `sql` of it `.as('txid')`. */
@@ -61,7 +69,7 @@ export async function followRows<R extends { txid: string; id: string }>(
       woken = false;
       const rows = await page(position, PAGE);
       for (const row of rows) {
-        position = { txid: row.txid, key: row.id };
+        position = { txid: row.txid, key: row.id, ...(start.openedAfter !== undefined ? { openedAfter: start.openedAfter } : {}) };
         send(row, positionText(position));
       }
       if (rows.length < PAGE && !woken) await idle(wake?.wakeups.listening() ? WOKEN_POLL_MS : POLL_MS, signal, (r) => (resume = r));
@@ -86,10 +94,14 @@ function idle(ms: number, signal: AbortSignal, onResume: (resume: () => void) =>
   });
 }
 
-/** Where a stream that starts "from now" begins: every transaction still running is ahead of it. */
+/**
+ * Where a stream that starts "from now" begins: every transaction still running is ahead of it,
+ * every one already committed behind it (found by a long-running transaction elsewhere, which held
+ * the xmin back: a stream opened just after an event's commit sent that event).
+ */
 export async function currentPosition(db: Executor): Promise<CommitPosition> {
-  const now = await sql<{ xmin: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`.execute(db);
-  return { txid: now.rows[0]!.xmin, key: '' };
+  const now = await sql<{ xmin: string; snapshot: string }>`SELECT pg_snapshot_xmin(s)::text AS xmin, s::text AS snapshot FROM pg_current_snapshot() AS s`.execute(db);
+  return { txid: now.rows[0]!.xmin, key: '', openedAfter: now.rows[0]!.snapshot };
 }
 
 /** The beginning of the table: a replay filtered by time starts here. */
