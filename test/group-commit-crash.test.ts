@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { laneIndex, POSTGRES_LANES } from '../packages/server/src/db/group-commit.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import { exited } from '../tools/processes.js';
 import { ProcessTestBed } from './processes.js';
@@ -105,9 +106,17 @@ describe('group commit and kill -9', () => {
   it.skipIf(!process.env.DATABASE_URL)('kill -9 while a batch is between its moves and its COMMIT loses every move of the batch', async () => {
     const { env } = await bed.serverEnvironment('moneta-gc-held');
     let server = await bed.startServer({ ...env, ...COALESCED });
-    const hot = await bed.customerWithBankAccount(server.base, 'Batch Hot', '14142135');
-    const gate = await bed.customerWithBankAccount(server.base, 'Batch Gate', '17320508');
-    const last = await bed.customerWithBankAccount(server.base, 'Batch Last', '22360679');
+    // Three accounts in one lane (db/group-commit.ts): their moves queue for that lane's batches.
+    type Holder = Awaited<ReturnType<typeof bed.customerWithBankAccount>>;
+    const byLane = new Map<number, Holder[]>();
+    let sameLane: Holder[] | undefined;
+    for (let i = 0; !sameLane && i < 40; i++) {
+      const candidate = await bed.customerWithBankAccount(server.base, `Batch ${i}`, String(14142135 + i * 1_000));
+      const lane = laneIndex(candidate.accountId, POSTGRES_LANES);
+      byLane.set(lane, [...(byLane.get(lane) ?? []), candidate]);
+      if (byLane.get(lane)!.length === 3) sameLane = byLane.get(lane);
+    }
+    const [hot, gate, last] = sameLane as [Holder, Holder, Holder];
     for (const { accountId } of [hot, gate, last]) expect((await call(server.base, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 })).status).toBe(200);
 
     // Two sessions each hold one row lock, so the gate's can be released alone.

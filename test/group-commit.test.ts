@@ -3,7 +3,8 @@ import { createTestApp, type TestApp } from './harness.js';
 import { DomainError } from '../packages/server/src/core/errors.js';
 import type { InternalAccountId, PlatformId } from '../packages/server/src/core/ids.js';
 import { runUnitOfWork, type UnitOfWork } from '../packages/server/src/core/unit-of-work.js';
-import { groupCommitOf } from '../packages/server/src/db/group-commit.js';
+import { groupCommitOf, laneIndex } from '../packages/server/src/db/group-commit.js';
+import { sql } from 'kysely';
 import { OUTSIDE, type Move } from '../packages/server/src/ledger/index.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
 import type { ApiError, Customer, ExternalAccount, InternalAccount, List, Transaction } from './wire-types.js';
@@ -13,6 +14,7 @@ import type { ApiError, Customer, ExternalAccount, InternalAccount, List, Transa
  * units of work that arrive together share one transaction, each in its own savepoint, and every
  * caller gets its own outcome once the batch commits.
  */
+const POSTGRES = process.env.DATABASE_URL !== undefined;
 let t: TestApp;
 let platformId: PlatformId;
 beforeAll(async () => {
@@ -27,15 +29,17 @@ function group() {
   return found;
 }
 
-function work<T>(run: (uow: UnitOfWork) => Promise<T>): Promise<T> {
-  return runUnitOfWork(t.database.db, { platformId, now: new Date(), actor: { type: 'OPERATOR' } }, run);
+function work<T>(run: (uow: UnitOfWork) => Promise<T>, lane?: string): Promise<T> {
+  return runUnitOfWork(t.database.db, { platformId, now: new Date(), actor: { type: 'OPERATOR' } }, run, { lane });
 }
 
 function between(from: InternalAccountId | typeof OUTSIDE, to: InternalAccountId | typeof OUTSIDE, amount: bigint): Move {
   return { name: 'test', legs: [{ account: from, currency: 'USD', amount: -amount }, { account: to, currency: 'USD', amount }] };
 }
 
-const move = (from: InternalAccountId | typeof OUTSIDE, to: InternalAccountId | typeof OUTSIDE, amount: bigint) => work((uow) => t.container.ledger.book(uow, { kind: 'TEST' }, between(from, to, amount)));
+/** A move in the lane of the internal account it touches, as the money routes name it. */
+const move = (from: InternalAccountId | typeof OUTSIDE, to: InternalAccountId | typeof OUTSIDE, amount: bigint) =>
+  work((uow) => t.container.ledger.book(uow, { kind: 'TEST' }, between(from, to, amount)), from === OUTSIDE ? to : from);
 
 async function freshAccount(): Promise<InternalAccountId> {
   return work(async (uow) => {
@@ -76,7 +80,7 @@ async function fundedAccountWithBank(name: string, amount: number): Promise<{ ac
 }
 
 describe('group commit', () => {
-  it('a batch with failing moves commits the others, each move decided in arrival order', async () => {
+  it('a lane\'s batch with failing moves commits the others, each move decided in arrival order', async () => {
     const account = await freshAccount();
     await move(OUTSIDE, account, 100n);
     const before = group().stats();
@@ -88,7 +92,7 @@ describe('group commit', () => {
       work(async (uow) => {
         await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 5n));
         throw new Error('this unit fails after moving money'); // its move is undone with it
-      }),
+      }, account),
       move(account, OUTSIDE, 20n), // 10 left: refused
       move(account, OUTSIDE, 10n),
     ]);
@@ -102,6 +106,61 @@ describe('group commit', () => {
     expect(await balanceOf(account)).toBe(0n);
     const entries = await t.database.db.selectFrom('ledger_postings').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', account).executeTakeFirstOrThrow();
     expect(Number(entries.n)).toBe(4); // the funding and three debits
+    expect(await reconcile(t.database.db)).toEqual([]);
+  });
+
+  it('has one lane on PGlite (one connection) and several on PostgreSQL; a lane name always maps to the same lane', () => {
+    expect(group().lanes).toBe(t.database.kind === 'pglite' ? 1 : 4);
+    expect(laneIndex('InternalAccount:0190a', 4)).toBe(laneIndex('InternalAccount:0190a', 4));
+    const spread = new Set(Array.from({ length: 64 }, (_, i) => laneIndex(`InternalAccount:${i}`, 4)));
+    expect(spread.size).toBe(4);
+  });
+
+  /** Two lane names that land in different lanes. */
+  function twoLanes(): [string, string] {
+    for (let i = 1; ; i++) if (laneIndex(`lane-${i}`, group().lanes) !== laneIndex('lane-0', group().lanes)) return ['lane-0', `lane-${i}`];
+  }
+
+  it.skipIf(!POSTGRES)('lanes execute at once: a unit held open in one lane holds back no other lane', async () => {
+    const [a, b] = twoLanes();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let heldDone = false;
+    const held = work(async () => {
+      await gate;
+      return 'held';
+    }, a).finally(() => (heldDone = true));
+    const other = await work(async (uow) => (await sql<{ one: number }>`select 1 as one`.execute(uow.tx)).rows[0]!.one, b);
+    expect(other).toBe(1);
+    expect(heldDone).toBe(false);
+    release();
+    expect(await held).toBe('held');
+  });
+
+  it.skipIf(!POSTGRES)('a deadlock between two lanes costs its victim a run alone: both units take effect, once', async () => {
+    const [a, b] = twoLanes();
+    const x = await freshAccount();
+    const y = await freshAccount();
+    await move(OUTSIDE, x, 100n);
+    await move(OUTSIDE, y, 100n);
+    let arrived = 0;
+    let bothIn!: () => void;
+    const both = new Promise<void>((resolve) => (bothIn = resolve));
+    const meet = async () => {
+      if (++arrived === 2) bothIn();
+      await both;
+    };
+    // Each locks one account, waits for the other to lock the other, then asks for it: a cycle.
+    const crossing = (first: InternalAccountId, second: InternalAccountId, lane: string) =>
+      work(async (uow) => {
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(first, OUTSIDE, 10n));
+        await meet();
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(second, OUTSIDE, 10n));
+        return 'done';
+      }, lane);
+    expect(await Promise.all([crossing(x, y, a), crossing(y, x, b)])).toEqual(['done', 'done']);
+    expect(await balanceOf(x)).toBe(80n);
+    expect(await balanceOf(y)).toBe(80n);
     expect(await reconcile(t.database.db)).toEqual([]);
   });
 

@@ -103,9 +103,10 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
 
 /**
  * Runs `work` as one unit of work: all of it commits, events included, or none. With group commit
- * on (db/group-commit.ts) it may share its transaction and COMMIT with others, in a savepoint.
+ * on (db/group-commit.ts) it may share its transaction and COMMIT with others, in a savepoint, in
+ * the batches of `lane` when named.
  */
-export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfWork) => Promise<T>, { lane }: { lane?: string } = {}): Promise<T> {
   return transact(
     db,
     async (tx) => {
@@ -114,6 +115,6 @@ export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfW
       await complete();
       return result;
     },
-    { coalesce: true },
+    { coalesce: true, lane },
   );
 }

@@ -91,7 +91,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   // One process owns the embedded database: every commit happens here, so the signal is in-process.
   const wakeups = createLocalWakeups();
   registerWakeups(db, wakeups);
-  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work));
+  // One connection: batches queue on it whatever lane they are in, so one lane.
+  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work), { lanes: 1 });
   // Webhook delivery's single statements go ahead of queued API transactions on the one connection.
   prioritized.set(db, new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool: pool.prioritized() as unknown as pg.Pool }) }));
   return { db, kind: 'pglite', wakeups, close: () => db.destroy() };

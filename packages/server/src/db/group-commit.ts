@@ -27,12 +27,22 @@ import { takeWakeMarks, wakeupsOf } from './wake.js';
  *   a retry. A lost connection is the exception: whether the COMMIT happened is unknown, so every
  *   caller gets that error (503) as a single transaction's caller would.
  * - A crash keeps the batch whole or loses it whole: it is one transaction.
+ * - Lanes: on PostgreSQL several batches execute at once, one per lane, each on its own connection
+ *   (on PGlite, with its one connection, there is one lane). A unit that names a lane (the account
+ *   a money move debits or credits, `TransactOptions.lane`) always joins that lane's batches, so
+ *   the moves of one hot account queue behind each other in one batch instead of every lane waiting
+ *   on that account's row lock; a unit that names none joins the least busy lane. Lanes only
+ *   spread the work: units of different lanes that do touch the same rows wait on each other's row
+ *   locks as separate transactions would, and a deadlock between two lanes costs its victim unit a
+ *   run alone after its batch (a retryable conflict, as above).
  */
 
 /** Units per batch: each is a subtransaction, and PostgreSQL caches 64 subtransaction ids per transaction before every snapshot in the cluster has to look them up in pg_subtrans. */
 const MAX_UNITS = 32;
-/** Batches whose COMMIT may be in flight at once, each holding a connection. */
+/** Batches of one lane whose COMMIT may be in flight at once, each holding a connection. */
 const MAX_COMMITTING = 2;
+/** Lanes on PostgreSQL: with MAX_COMMITTING each, at most 8 of the pool's connections. */
+export const POSTGRES_LANES = 4;
 
 interface Unit {
   work: (tx: Tx) => Promise<unknown>;
@@ -49,15 +59,27 @@ export interface GroupCommitStats {
 }
 
 export interface GroupCommit {
+  /** Runs `work` in the next batch of `lane`'s lane (the least busy one when no lane is named). */
+  run<T>(work: (tx: Tx) => Promise<T>, lane?: string): Promise<T>;
+  stats(): GroupCommitStats;
+  /** How many lanes execute batches at once. */
+  readonly lanes: number;
+}
+
+interface Lane {
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Units waiting or executing in this lane. */
+  load(): number;
   stats(): GroupCommitStats;
 }
 
 const registry = new WeakMap<Db, GroupCommit>();
 
-/** Turns group commit on for `db` (db/database.ts does, when asked). */
-export function enableGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>): GroupCommit {
-  const group = createGroupCommit(db, alone);
+/** Turns group commit on for `db` (db/database.ts does, when asked); `lanes` is 1 on a database of one connection. */
+export function enableGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>, { lanes = POSTGRES_LANES }: { lanes?: number } = {}): GroupCommit {
+  const group = createGroupCommit(
+    Array.from({ length: lanes }, () => createLane(db, alone)),
+  );
   registry.set(db, group);
   return group;
 }
@@ -66,9 +88,34 @@ export function groupCommitOf(db: Db): GroupCommit | undefined {
   return registry.get(db);
 }
 
-/** `alone` runs one unit in a transaction of its own (transact without coalescing). */
-function createGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>): GroupCommit {
+/** FNV-1a: a lane name to a lane, the same in every process. */
+export function laneIndex(lane: string, lanes: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < lane.length; i++) {
+    hash ^= lane.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % lanes;
+}
+
+function createGroupCommit(lanes: Lane[]): GroupCommit {
+  function leastBusy(): Lane {
+    let best = lanes[0]!;
+    for (const lane of lanes) if (lane.load() < best.load()) best = lane;
+    return best;
+  }
+  return {
+    lanes: lanes.length,
+    run: (work, lane) => (lane === undefined ? leastBusy() : lanes[laneIndex(lane, lanes.length)]!).run(work),
+    stats: () =>
+      lanes.map((lane) => lane.stats()).reduce((sum, one) => ({ batches: sum.batches + one.batches, units: sum.units + one.units, largestBatch: Math.max(sum.largestBatch, one.largestBatch) })),
+  };
+}
+
+/** One lane: batches one after another, the next executing while the previous commits. `alone` runs one unit in a transaction of its own (transact without coalescing). */
+function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>): Lane {
   const waiting: Unit[] = [];
+  let executingUnits = 0;
   let executing = false;
   let committing = 0;
   const commitDone: (() => void)[] = [];
@@ -124,11 +171,19 @@ function createGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => P
         continue;
       }
       const batch = waiting.splice(0, MAX_UNITS);
+      executingUnits += batch.length;
       counted.batches++;
       counted.units += batch.length;
       counted.largestBatch = Math.max(counted.largestBatch, batch.length);
       committing++;
-      await new Promise<void>((executed) => {
+      await new Promise<void>((resolve) => {
+        let counting = true;
+        const executed = () => {
+          // Called again when the COMMIT fails after the units ran.
+          if (counting) executingUnits -= batch.length;
+          counting = false;
+          resolve();
+        };
         runBatch(batch, executed)
           .catch((error: unknown) => {
             for (const unit of batch) unit.reject(error);
@@ -152,6 +207,7 @@ function createGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => P
         }
       });
     },
+    load: () => waiting.length + executingUnits,
     stats: () => ({ ...counted }),
   };
 }

@@ -11,6 +11,11 @@ export interface TransactOptions {
    * short units of work that neither hold the connection for long nor open another transaction.
    */
   coalesce?: boolean;
+  /**
+   * With `coalesce`: the lane whose batches the unit joins (db/group-commit.ts), such as the account
+   * a money move locks; units naming the same lane never wait on each other across batches.
+   */
+  lane?: string | undefined;
 }
 
 /** How many times a transaction runs at most when PostgreSQL rolls it back for a conflict. */
@@ -25,7 +30,7 @@ const MAX_RUNS = 5;
  */
 export async function transact<T>(db: Db, work: (tx: Tx) => Promise<T>, options: TransactOptions = {}): Promise<T> {
   const group = options.coalesce ? groupCommitOf(db) : undefined;
-  if (group) return group.run(work);
+  if (group) return group.run(work, options.lane);
   return transactAlone(db, work);
 }
 

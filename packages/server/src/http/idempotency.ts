@@ -27,6 +27,8 @@ export interface ChangeRoute {
   status: number;
   /** False for work that calls out over the network: it runs between two short transactions, not inside one. */
   transactional: boolean;
+  /** The group-commit lane of a request (RouteSpec.lane). */
+  lane?: ((request: FastifyRequest) => string | undefined) | undefined;
 }
 
 export type ChangeEffect = (uow: UnitOfWork) => Promise<unknown>;
@@ -136,7 +138,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       // The answer is stored by the unit of work's last statement, with its events.
       await complete(key === undefined ? [] : [storing(tx, scope, key, answer)]);
       return { replayed: false, ...answer };
-    }, { coalesce: true });
+    }, { coalesce: true, lane: route.lane?.(request) });
   }
 
   /** Work that must not hold a transaction open: the key is claimed and committed first, the response stored after. */

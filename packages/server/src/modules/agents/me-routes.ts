@@ -140,6 +140,8 @@ export function agentMeRoutes(r: Routes, { agents, agentActions, accounts, exter
         schema: { tags, summary: `${type === 'TRANSFER_OUT' ? 'Send from' : 'Pull into'} one of the customer’s internal accounts, within the policy`, body, response: { 201: AgentAction } },
         status: 201,
         errors: [...spending, internalAccountNotFound, externalAccountNotFound, verificationRequired, invalidReceiver, selfPayment, currencyMismatch, externalAccountClosed, ...AMOUNT_ERRORS, ...LIMIT_ERRORS],
+        // The internal account the move locks (db/group-commit.ts, lanes).
+        lane: (req) => (type === 'TRANSFER_OUT' ? req.body.source.accountId : req.body.destination.accountId),
       },
       (uow, req) =>
         agentActions.transfer(uow, type, {

@@ -62,7 +62,7 @@ export function sandboxCardRoutes(r: Routes, { cardTransactions }: { cardTransac
   function simulate<B extends TSchema>(path: string, summary: string, description: string, body: B, errors: readonly ErrorSpec[], handler: (uow: UnitOfWork, body: Static<B>, cardId: CardId) => Promise<object>): void {
     r.post(
       `/sandbox/cards/:id/simulate/${path}`,
-      { schema: { tags, summary, description, params: CardParams, body, response: { 202: Simulated } }, status: 202, errors: [cardNotFound, ...errors] },
+      { schema: { tags, summary, description, params: CardParams, body, response: { 202: Simulated } }, status: 202, errors: [cardNotFound, ...errors], lane: (req) => req.params.id },
       (uow, req) => handler(uow, req.body as Static<B>, req.params.id),
     );
   }

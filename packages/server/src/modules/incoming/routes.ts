@@ -10,7 +10,7 @@ import { currencyMismatch } from '../../lib/currencies.js';
 export function sandboxFundingRoutes(r: Routes, { incoming }: { incoming: IncomingPaymentService }): void {
   r.post(
     '/sandbox/internal-accounts/:accountId/fund',
-    { schema: { tags: ['Sandbox'], summary: 'Simulate funds arriving in an internal account', params: AccountParams, body: SandboxFundRequest, response: { 200: InternalAccount } }, errors: [internalAccountNotFound] },
+    { schema: { tags: ['Sandbox'], summary: 'Simulate funds arriving in an internal account', params: AccountParams, body: SandboxFundRequest, response: { 200: InternalAccount } }, errors: [internalAccountNotFound], lane: (req) => req.params.accountId },
     (uow, req) => incoming.fund(uow, req.params.accountId, BigInt(req.body.amount)),
   );
 

@@ -52,6 +52,8 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         // A UMA_ADDRESS destination: the receiver's VASP is looked up and asked (the uma module).
         ...UMA_PAY_ERRORS,
       ],
+      // An immediately executed quote debits its source account.
+      lane: (req) => req.body.source.accountId,
     },
     (uow, req) => quotes.create(uow, req.body),
   );
