@@ -623,18 +623,23 @@ async function main(): Promise<number> {
 }
 
 process.on('exit', killChildren);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    say(`${signal}: stopping every process and removing the database's directory`);
-    killChildren();
-    try {
-      stopPostgres?.();
-    } catch (error) {
-      say(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    process.exit(130);
-  });
+
+/** Stops every process this run started, its private PostgreSQL included, and exits. */
+function abandon(why: string, code: number): never {
+  say(`${why}: stopping every process and removing the database's directory`);
+  killChildren();
+  try {
+    stopPostgres?.();
+  } catch (error) {
+    say(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  process.exit(code);
 }
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => abandon(signal, 130));
+// An error no part of the run caught (an emitter's 'error' without a listener) would otherwise end
+// the harness and leave its private PostgreSQL running.
+process.on('uncaughtException', (error) => abandon(`uncaught: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 1));
+process.on('unhandledRejection', (error) => abandon(`unhandled rejection: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 1));
 
 main().then(
   (code) => process.exit(code),
