@@ -49,6 +49,9 @@ describe('cards across a crash', () => {
     const pan = /id="pan">([0-9 ]+)</.exec(html)![1]!;
     const cvv = /id="cvv">([0-9]{3})</.exec(html)![1]!;
 
+    // The page's request lines reach this process through the child's stdout pipe a moment after
+    // its answer did: read them before the kill, or they are lost with the process.
+    await until('the reveal page request in the server log', async () => (server.output().includes('/hosted/cards/reveal/') ? true : undefined));
     logs += server.output();
     server.child.kill('SIGKILL');
     await exited(server.child);
