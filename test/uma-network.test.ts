@@ -29,8 +29,13 @@ async function start(prefix: string, port?: number, existing?: Record<string, st
   const env = existing ?? (await bed.serverEnvironment(prefix)).env;
   const server = await bed.startServer(env, port === undefined ? {} : { port });
   const actualPort = Number(new URL(server.base).port);
+  logs.set(`${prefix} on ${actualPort}`, server.output);
   return { base: server.base, domain: `127.0.0.1:${actualPort}`, env, port: actualPort, child: server.child };
 }
+
+/** Each instance's log (errors), shown with a failed expectation: a peer's 500 is explained only there. */
+const logs = new Map<string, () => string>();
+const withLogs = (body: unknown) => `${JSON.stringify(body)}\n${[...logs].map(([name, output]) => `--- ${name} ---\n${output().slice(-4000)}`).join('\n')}`;
 
 async function configure(instance: Instance, webhookEndpoint: string): Promise<void> {
   const patched = await bed.call(instance.base, 'PATCH', '/config', { umaDomain: instance.domain, webhookEndpoint });
@@ -100,7 +105,7 @@ describe('UMA between two instances', () => {
       'GET',
       `/receiver/uma/${encodeURIComponent(address)}?customerId=${alice.customerId}`,
     );
-    expect(lookup.status, JSON.stringify(lookup.body)).toBe(200);
+    expect(lookup.status, withLogs(lookup.body)).toBe(200);
     expect(lookup.body.receiverUmaAddress).toBe(address);
     expect(lookup.body.supportedCurrencies.map((c) => c.currency.code)).toEqual(['USD']);
 
@@ -111,7 +116,7 @@ describe('UMA between two instances', () => {
       lockedCurrencySide: 'RECEIVING',
       lockedCurrencyAmount: 12_345,
     });
-    expect(quote.status, JSON.stringify(quote.body)).toBe(201);
+    expect(quote.status, withLogs(quote.body)).toBe(201);
     expect(quote.body.totalReceivingAmount).toBe(12_345);
     // Asked for, not paid: nothing moved on either side yet.
     expect(await balance(two, bob.accountId)).toBe(0);
@@ -144,7 +149,7 @@ describe('UMA between two instances', () => {
       lockedCurrencySide: 'RECEIVING',
       lockedCurrencyAmount: 2_000,
     });
-    expect(quote.status, JSON.stringify(quote.body)).toBe(201);
+    expect(quote.status, withLogs(quote.body)).toBe(201);
 
     twoChild.kill('SIGKILL');
     await exited(twoChild);
