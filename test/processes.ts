@@ -65,6 +65,20 @@ export class ProcessTestBed {
    * `output()` is what it printed so far (the last `keep` characters; logs at LOG_LEVEL `logLevel`).
    */
   async startServer(env: Record<string, string>, options: { logLevel?: string; keep?: number; port?: number } = {}): Promise<{ child: ChildProcess; base: string; output: () => string }> {
+    // A port picked here can be taken by another process before the child binds it; then the
+    // health check would be answered by that server (seen: the other suite's UMA instance, with
+    // these very credentials). So the child's own banner, printed once it listens, comes first,
+    // and a child that could not bind its port is started again on another.
+    for (let attempt = 1; ; attempt++) {
+      const started = await this.startServerOnce(env, options);
+      if (started !== 'port taken' || options.port !== undefined || attempt >= 5) {
+        if (started === 'port taken') throw new Error(`port ${options.port ?? '(picked)'} is taken`);
+        return started;
+      }
+    }
+  }
+
+  private async startServerOnce(env: Record<string, string>, options: { logLevel?: string; keep?: number; port?: number }): Promise<{ child: ChildProcess; base: string; output: () => string } | 'port taken'> {
     // A given port: a server restarted where its peers know it (UMA addresses carry host:port).
     const port = options.port ?? (await freePort());
     const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], {
@@ -74,16 +88,26 @@ export class ProcessTestBed {
     this.children.push(child);
     const keep = options.keep ?? 8000;
     let output = '';
-    child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
-    child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
+    let listening = false;
+    const collect = (d: Buffer) => {
+      output = (output + d.toString()).slice(-keep);
+      listening ||= output.includes(`:${port}/`) && output.includes('Moneta sandbox is running');
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
     const base = `http://127.0.0.1:${port}`;
     // PGlite's first start can take a while on a loaded machine.
     for (let i = 0; i < 1200; i++) {
-      if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
-      try {
-        if ((await fetch(`${base}/health`)).status === 200) return { child, base, output: () => output };
-      } catch {
-        // not listening yet
+      if (child.exitCode !== null) {
+        if (output.includes('EADDRINUSE')) return 'port taken';
+        throw new Error(`server exited early: ${output}`);
+      }
+      if (listening) {
+        try {
+          if ((await fetch(`${base}/health`)).status === 200) return { child, base, output: () => output };
+        } catch {
+          // not answering yet
+        }
       }
       await new Promise((r) => setTimeout(r, 100));
     }
