@@ -224,12 +224,15 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
  * themselves.
  */
 export async function sendRaw<T = unknown>(t: TestApp, request: { method: string; url: string; headers: Record<string, string>; payload?: string | Buffer }): Promise<ApiResponse<T>> {
-  const response = await t.app.inject({
+  const inject = {
     method: request.method as InjectOptions['method'],
     url: request.url,
     headers: request.headers,
     ...(request.payload !== undefined ? { payload: request.payload } : {}),
-  });
+  };
+  const accept = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'accept')?.[1] ?? '';
+  if (request.method === 'GET' && /text\/event-stream/i.test(accept)) return sendStreaming<T>(t, inject);
+  const response = await t.app.inject(inject);
   let body: unknown;
   try {
     body = response.body ? JSON.parse(response.body) : undefined;
@@ -237,6 +240,32 @@ export async function sendRaw<T = unknown>(t: TestApp, request: { method: string
     body = undefined;
   }
   return { status: response.statusCode, body: body as T, headers: response.headers, text: response.body };
+}
+
+/**
+ * A GET that may open an event stream (GET /webhooks/events, /logs/requests with Accept:
+ * text/event-stream): an open stream ends only when its client leaves, so this client takes the
+ * status and headers and leaves at once, as a real one closing its connection does. Any other
+ * answer (a refusal) is read whole.
+ */
+async function sendStreaming<T>(t: TestApp, inject: InjectOptions): Promise<ApiResponse<T>> {
+  const response = await t.app.inject({ ...inject, payloadAsStream: true });
+  const stream = response.stream();
+  stream.on('error', () => undefined);
+  if (String(response.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+    (response.raw.res as unknown as { destroy(): void }).destroy();
+    return { status: response.statusCode, body: undefined as T, headers: response.headers, text: '' };
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  const text = Buffer.concat(chunks).toString();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.statusCode, body: body as T, headers: response.headers, text };
 }
 
 /** Asserts the spec's error shape and returns the body. */
