@@ -233,13 +233,16 @@ export async function sendRaw<T = unknown>(t: TestApp, request: { method: string
   const accept = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'accept')?.[1] ?? '';
   if (request.method === 'GET' && /text\/event-stream/i.test(accept)) return sendStreaming<T>(t, inject);
   const response = await t.app.inject(inject);
-  let body: unknown;
+  return { status: response.statusCode, body: jsonOrUndefined(response.body) as T, headers: response.headers, text: response.body };
+}
+
+/** The answer's JSON, or undefined for an empty or non-JSON body. */
+function jsonOrUndefined(text: string): unknown {
   try {
-    body = response.body ? JSON.parse(response.body) : undefined;
+    return text ? JSON.parse(text) : undefined;
   } catch {
-    body = undefined;
+    return undefined;
   }
-  return { status: response.statusCode, body: body as T, headers: response.headers, text: response.body };
 }
 
 /**
@@ -259,13 +262,7 @@ async function sendStreaming<T>(t: TestApp, inject: InjectOptions): Promise<ApiR
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
   const text = Buffer.concat(chunks).toString();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: response.statusCode, body: body as T, headers: response.headers, text };
+  return { status: response.statusCode, body: jsonOrUndefined(text) as T, headers: response.headers, text };
 }
 
 /** Asserts the spec's error shape and returns the body. */
