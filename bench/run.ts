@@ -3,8 +3,8 @@
  *
  * For each database the server is started as a child process (`npx tsx packages/server/src/main.ts`)
  * with known credentials, then each scenario family in `bench/scenarios/` is measured against it,
- * every scenario beside its ceiling measured in the same run: the bare `GET /livez` route for the
- * customer scenarios, bare `fetch` for the typed client, and for the money, quote and card scenarios
+ * every scenario beside its ceiling measured in the same run: the bare `GET /livez` route for
+ * customer creation, the bare `GET /bench/customers/{id}` route (the same indexed read) for the customer read, bare `fetch` for the typed client, and for the money, quote and card scenarios
  * the same money move written by hand as one SQL transaction, driven through the same driver
  * (`bench/lib/raw.ts`). The stamp check is measured in process beside node's `crypto.verify`.
  *

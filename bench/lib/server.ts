@@ -43,6 +43,8 @@ export async function startServer(label: string, env: Record<string, string>): P
     API_TOKEN_ID: clientId,
     API_CLIENT_SECRET: secret,
     MONETA_RATE_LIMIT: 'off',
+    // The bare read routes the customer read is compared with (http/bench-ceilings.ts).
+    MONETA_BENCH_CEILINGS: 'on',
   });
   const inspectPort = PROFILE ? await freePort() : undefined;
   progress(`[${label}] starting the server on port ${port}${inspectPort ? ` (inspector on ${inspectPort} for CPU profiles)` : ''}`);

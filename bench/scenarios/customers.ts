@@ -1,7 +1,9 @@
 /**
- * Customer scenarios: `POST /customers` (a new platformCustomerId per request) and
- * `GET /customers/{id}`, each beside the bare `GET /livez` route measured against the same server
- * (HTTP, routing and serialization; no auth, no database); then the client scenario on the same customer.
+ * Customer scenarios: `POST /customers` (a new platformCustomerId per request) beside the bare
+ * `GET /livez` route measured against the same server (HTTP, routing and serialization; no auth, no
+ * database), and `GET /customers/{id}` beside the bare `GET /bench/customers/{id}` (the same indexed
+ * read on the server's own pool, answered as the row: no credentials, scope, view or request log;
+ * http/bench-ceilings.ts); then the client scenario on the same customer.
  */
 import { randomBytes } from 'node:crypto';
 import { measure, type Measurement, type Row } from '../lib/load.js';
@@ -47,5 +49,7 @@ export async function benchCustomers(label: string, server: Server, livez: Measu
     headers: { authorization: server.authorization },
   });
 
-  return [{ ...create, ceiling: livez }, { ...read, ceiling: livez }, ...(await benchClient(label, server, customer.id))];
+  const bareRead = await measure(label, 'GET /bench/customers/{id} (bare route, same indexed read)', SECONDS, { url: `${server.base}/bench/customers/${customer.id}` });
+
+  return [{ ...create, ceiling: livez }, { ...read, ceiling: bareRead }, bareRead, ...(await benchClient(label, server, customer.id))];
 }

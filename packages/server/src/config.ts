@@ -17,6 +17,11 @@ export interface Config {
   pgPreparedStatements: boolean;
   /** Group commit of API units of work (MONETA_COALESCE_WRITES=on|off, db/group-commit.ts). */
   coalesceWrites: boolean;
+  /**
+   * MONETA_BENCH_CEILINGS=on (sandbox only): the bench's bare routes, which do a scenario's database
+   * read with no authentication, no scope and no view (the ceiling `npm run bench` compares with).
+   */
+  benchCeilings: boolean;
   apiTokenId: string | undefined;
   apiClientSecret: string | undefined;
   /** 32-byte key (hex or base64) that encrypts secrets kept at rest. */
@@ -143,6 +148,15 @@ export function coalesceWritesSetting(env: NodeJS.ProcessEnv = process.env): boo
   throw new ConfigError(`MONETA_COALESCE_WRITES must be "on" or "off", got "${env.MONETA_COALESCE_WRITES}"`);
 }
 
+function benchCeilingsSetting(env: NodeJS.ProcessEnv, mode: Mode): boolean {
+  const raw = (env.MONETA_BENCH_CEILINGS ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'off') return false;
+  if (raw !== 'on') throw new ConfigError(`MONETA_BENCH_CEILINGS must be "on" or "off", got "${env.MONETA_BENCH_CEILINGS}"`);
+  // Unauthenticated reads of any platform's rows: never where real customers are.
+  if (mode === 'production') throw new ConfigError('MONETA_BENCH_CEILINGS is for the sandbox only; production serves no unauthenticated reads');
+  return true;
+}
+
 /** Reads every setting from the environment, validated, with defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const modeRaw = (env.MONETA_MODE ?? 'sandbox').toLowerCase();
@@ -162,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     pgPreparedStatements: env.MONETA_PG_PREPARED_STATEMENTS !== 'false',
     coalesceWrites: coalesceWritesSetting(env),
+    benchCeilings: benchCeilingsSetting(env, mode),
     apiTokenId: env.API_TOKEN_ID || undefined,
     apiClientSecret: env.API_CLIENT_SECRET || undefined,
     encryptionKey: env.MONETA_ENCRYPTION_KEY || undefined,
