@@ -1,7 +1,8 @@
 import { sql, type Compilable } from 'kysely';
 import type { Db, Tx } from '../db/schema.js';
 import { eventsInsert } from './outbox.js';
-import { transact } from '../db/transact.js';
+import { commitsWhenWorkReturns, transact } from '../db/transact.js';
+import { SENT_WITH_COMMIT } from '../db/pg-client.js';
 import type { EventCatalogue, EventType, PendingEvent } from './events.js';
 import type { AgentId, ApiTokenId, CustomerId, JobId, PlatformId } from './ids.js';
 
@@ -52,23 +53,27 @@ export interface OpenedUnitOfWork {
   /**
    * Runs the before-commit hooks, then sends the queued writes, the events and `last` (the
    * caller's own final writes, such as the idempotent answer) in one statement; call it last
-   * inside the transaction.
+   * inside the transaction. With `thenCommit` (the caller returns from the transaction's work right
+   * after), that statement goes with the COMMIT in one round trip where the transaction is one of
+   * its own; its failure is then the COMMIT's, and rolls the transaction back all the same.
    */
-  complete: (last?: readonly DeferredWrite[]) => Promise<void>;
+  complete: (last?: readonly DeferredWrite[], options?: { thenCommit?: boolean }) => Promise<void>;
 }
 
 /**
  * Sends writes as one statement: each becomes a data-modifying CTE of `WITH w0 AS (…), w1 AS (…)
  * SELECT 1` (PostgreSQL runs them all; foreign keys between them are checked at its end).
  */
-export async function sendTogether(tx: Tx, writes: readonly DeferredWrite[]): Promise<void> {
+export async function sendTogether(tx: Tx, writes: readonly DeferredWrite[], { withCommit = false }: { withCommit?: boolean } = {}): Promise<void> {
   if (writes.length === 0) return;
+  // The connection holds a statement so marked and sends it with the COMMIT (db/pg-client.ts; on PGlite a comment).
+  const mark = sql.raw(withCommit ? SENT_WITH_COMMIT : '');
   if (writes.length === 1) {
-    await tx.executeQuery(writes[0]!.compile());
+    await sql`${mark}${writes[0]!}`.execute(tx);
     return;
   }
   const ctes = writes.map((write, i) => sql`${sql.raw(`w${i}`)} AS (${write})`);
-  await sql`WITH ${sql.join(ctes)} SELECT 1`.execute(tx);
+  await sql`${mark}WITH ${sql.join(ctes)} SELECT 1`.execute(tx);
 }
 
 /** A unit of work over a transaction someone else opened (the idempotency layer, the job runner). */
@@ -92,11 +97,11 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
   };
   return {
     uow,
-    complete: async (last = []) => {
+    complete: async (last = [], { thenCommit = false } = {}) => {
       for (const hook of hooks.values()) await hook();
       hooks.clear();
       const insertEvents = eventsInsert(tx, scope.platformId, scope.now, events.splice(0));
-      await sendTogether(tx, [...queued.splice(0), ...(insertEvents ? [insertEvents.write] : []), ...last]);
+      await sendTogether(tx, [...queued.splice(0), ...(insertEvents ? [insertEvents.write] : []), ...last], { withCommit: thenCommit && commitsWhenWorkReturns(tx) });
     },
   };
 }
@@ -112,7 +117,7 @@ export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfW
     async (tx) => {
       const { uow, complete } = openUnitOfWork(tx, scope);
       const result = await work(uow);
-      await complete();
+      await complete([], { thenCommit: true });
       return result;
     },
     { coalesce: true, lane },

@@ -3,7 +3,7 @@ import { Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { SearchPathPostgresDialect } from './dialect.js';
 import { PGlitePool } from './pglite-pool.js';
-import { prepareStatements } from './prepared-statements.js';
+import { tuneClient } from './pg-client.js';
 import { enableGroupCommit } from './group-commit.js';
 import { transactAlone } from './transact.js';
 import { migrationProvider, type MigrationSource } from './migrations/index.js';
@@ -67,7 +67,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     // http/errors.ts) and the pool discards it on release; idle clients are pg-pool's own concern.
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
-      if (options.preparedStatements !== false) prepareStatements(client);
+      tuneClient(client, { prepared: options.preparedStatements !== false });
     });
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool }) });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import type { QueryConfig } from './pipeline.js';
 import { isStalePreparedPlan } from '../lib/db-errors.js';
 
 /** Statements one connection keeps prepared at most; past it, new texts run unnamed (as before). */
@@ -18,38 +18,35 @@ function nameOf(text: string): string {
 }
 
 /**
- * Makes a pg connection prepare every parameterized statement once and reuse it by name: PostgreSQL
- * then parses and plans each of the service's few hundred statement texts once per connection
- * instead of on every call, and pg sends only Bind/Execute for a known one. Statements without
- * parameters (BEGIN, COMMIT, SAVEPOINT) stay simple queries.
+ * Names every parameterized statement of one pg connection, so that it is prepared once and reused
+ * by name: PostgreSQL then parses and plans each of the service's few hundred statement texts once
+ * per connection instead of on every call, and pg sends only Bind/Execute for a known one.
+ * Statements without parameters (BEGIN, COMMIT, SAVEPOINT) stay unnamed.
  *
  * A prepared `SELECT *` or `RETURNING *` cannot survive a migration that changes its result
  * columns (PostgreSQL answers 0A000 "cached plan must not change result type", as it would to a
- * process of the previous release during a rolling deploy): the connection then starts a new
- * generation of names, and the transaction, which that error rolled back, is run again by
- * `transact` (isRetryableConflict counts it).
+ * process of the previous release during a rolling deploy): `failed` then starts a new generation of
+ * names, and the transaction, which that error rolled back, is run again by `transact`
+ * (isRetryableConflict counts it).
  */
-export function prepareStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+export function statementNames(): { configOf(text: string, values: unknown[]): QueryConfig; failed(error: unknown): void } {
   const prepared = new Set<string>();
   let generation = 0;
-  const named = (text: string, values: unknown[], callback: unknown): unknown => {
-    const name = `m${generation}_${nameOf(text)}`;
-    if (!prepared.has(name)) {
-      if (prepared.size >= MAX_PER_CONNECTION) return query(text, values, callback);
-      prepared.add(name);
-    }
-    const result = query({ name, text, values }, callback);
-    if (result instanceof Promise) {
-      result.catch((error: unknown) => {
-        if (isStalePreparedPlan(error)) {
-          generation++;
-          prepared.clear();
-        }
-      });
-    }
-    return result;
+  return {
+    configOf(text, values) {
+      if (values.length === 0) return { text, values };
+      const name = `m${generation}_${nameOf(text)}`;
+      if (!prepared.has(name)) {
+        if (prepared.size >= MAX_PER_CONNECTION) return { text, values };
+        prepared.add(name);
+      }
+      return { name, text, values };
+    },
+    failed(error) {
+      if (isStalePreparedPlan(error)) {
+        generation++;
+        prepared.clear();
+      }
+    },
   };
-  (client as unknown as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) =>
-    typeof config === 'string' && Array.isArray(values) && values.length > 0 ? named(config, values, callback) : query(config, values, callback);
 }

@@ -18,6 +18,18 @@ export interface TransactOptions {
   lane?: string | undefined;
 }
 
+/** Transactions `transactAlone` opened: nothing but their work runs in them before the COMMIT. */
+const ownTransactions = new WeakSet<Tx>();
+
+/**
+ * Whether `tx` is a transaction of its own that commits as soon as its work returns (not a batch of
+ * group commit, where other units follow in savepoints): its work's last statement may then be sent
+ * with the COMMIT (db/pg-client.ts).
+ */
+export function commitsWhenWorkReturns(tx: Tx): boolean {
+  return ownTransactions.has(tx);
+}
+
 /** How many times a transaction runs at most when PostgreSQL rolls it back for a conflict. */
 const MAX_RUNS = 5;
 
@@ -41,6 +53,7 @@ export async function transactAlone<T>(db: Db, work: (tx: Tx) => Promise<T>): Pr
       let current: Tx | undefined;
       const result = await db.transaction().execute((tx) => {
         current = tx;
+        ownTransactions.add(tx);
         return work(tx);
       });
       // Committed: wake whoever does the work this transaction wrote (events, jobs), here and elsewhere.

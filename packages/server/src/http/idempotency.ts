@@ -136,7 +136,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       const { uow, complete } = openUnitOfWork(tx, scope);
       const answer = serialize(reply, route.status, await effect(uow));
       // The answer is stored by the unit of work's last statement, with its events.
-      await complete(key === undefined ? [] : [storing(tx, scope, key, answer)]);
+      await complete(key === undefined ? [] : [storing(tx, scope, key, answer)], { thenCommit: true });
       return { replayed: false, ...answer };
     }, { coalesce: true, lane: route.lane?.(request) });
   }

@@ -1,0 +1,159 @@
+import type pg from 'pg';
+import { sendOne as sendStatement, sendPipelined, type QueryConfig } from './pipeline.js';
+import { statementNames } from './prepared-statements.js';
+
+const BEGIN = /^\s*(begin|start\s+transaction)\b[^;]*$/i;
+const COMMIT = /^\s*(commit|end)\s*;?\s*$/i;
+const ROLLBACK = /^\s*(rollback|abort)\s*;?\s*$/i;
+/** Statements without parameters that are surely one statement, which a pipeline can carry. */
+const ONE_STATEMENT = /^\s*(savepoint|release\s+savepoint|rollback\s+to\s+savepoint)\s+\w+\s*;?\s*$/i;
+const SAVEPOINT = /^\s*savepoint\s+(\w+)\s*;?\s*$/i;
+const END_SAVEPOINT = /^\s*(release\s+savepoint|rollback\s+to\s+savepoint)\s+(\w+)\s*;?\s*$/i;
+
+/**
+ * What a unit of work's last statement starts with when nothing but the COMMIT follows it
+ * (core/unit-of-work.ts): the connection sends it with the COMMIT, in one round trip.
+ */
+export const SENT_WITH_COMMIT = '/* sent with the commit */ ';
+
+/** BEGIN or SAVEPOINT: what may wait for the statement after it. */
+const isOpener = (config: QueryConfig): boolean => BEGIN.test(config.text) || SAVEPOINT.test(config.text);
+
+function answered(command: string): Promise<pg.QueryResult> {
+  return Promise.resolve({ command, rowCount: null, oid: 0, rows: [], fields: [] });
+}
+
+/** `last`'s result, or the first failure before it (an earlier statement's error says what went wrong; the later ones only that they did not run). */
+async function after(earlier: readonly Promise<pg.QueryResult>[], last: Promise<pg.QueryResult>): Promise<pg.QueryResult> {
+  last.catch(() => undefined);
+  for (const result of earlier) await result;
+  return last;
+}
+
+/**
+ * pg writes each protocol message of a statement separately between cork() and uncork(), which
+ * hands the kernel one writev of 5 to 13 small buffers per round trip; on loopback that costs more
+ * per buffer than copying them. Here the corked messages are joined and written as one buffer.
+ */
+function writeEachMessageBatchOnce(client: pg.PoolClient): void {
+  const connection = (client as unknown as { connection: { stream: NodeJS.WritableStream & { writable: boolean; cork?: () => void; uncork?: () => void }; _send(buffer: Buffer): boolean } }).connection;
+  const stream = connection.stream;
+  let corked: Buffer[] | undefined;
+  connection._send = (buffer: Buffer) => {
+    if (!stream.writable) return false;
+    if (corked) {
+      corked.push(buffer);
+      return true;
+    }
+    return stream.write(buffer);
+  };
+  stream.cork = () => {
+    corked ??= [];
+  };
+  stream.uncork = () => {
+    const buffers = corked;
+    corked = undefined;
+    if (buffers && buffers.length > 0 && stream.writable) stream.write(buffers.length === 1 ? buffers[0]! : Buffer.concat(buffers));
+  };
+}
+
+/**
+ * Fits a pool's pg connection to how the service talks to PostgreSQL (Kysely calls
+ * `client.query(text, values)` for every statement, BEGIN and COMMIT included), saving two round
+ * trips of every transaction:
+ *
+ * - With `prepared`, parameterized statements are prepared once and run by name (prepared-statements.ts).
+ * - BEGIN is not sent on its own: it waits for the transaction's first statement and goes with it
+ *   (db/pipeline.ts). A statement that fails still fails inside the opened transaction, which is
+ *   then rolled back as before. A transaction that ends before any statement sends nothing at all.
+ *   A SAVEPOINT waits the same way (group commit opens one per unit, the job runner one per job),
+ *   and one released or rolled back to before anything ran is never sent.
+ * - A statement marked SENT_WITH_COMMIT is answered at once and sent with what follows it, the
+ *   COMMIT: PostgreSQL runs them in order and skips the COMMIT when the statement fails, whose error
+ *   the COMMIT then answers (the transaction rolls back, as it would have). Before a ROLLBACK it is
+ *   dropped: it would have been undone.
+ */
+export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: boolean }): void {
+  const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<pg.QueryResult>;
+  const names = prepared ? statementNames() : undefined;
+  /** Statements accepted but not sent yet: a BEGIN, savepoints, a statement to send with the COMMIT. */
+  let waiting: QueryConfig[] = [];
+  /** Whether the open transaction's BEGIN has been sent. */
+  let begun = false;
+
+  function sendOne(config: QueryConfig): Promise<pg.QueryResult> {
+    return config.values && config.values.length > 0 ? sendStatement(client, config) : query(config.text, config.values);
+  }
+
+  /** Sends what waits and then `config`, in one round trip when `config` can go in a pipeline. */
+  function send(config: QueryConfig): Promise<pg.QueryResult> {
+    const earlier = waiting;
+    waiting = [];
+    if (earlier.some((c) => BEGIN.test(c.text))) begun = true;
+    let result: Promise<pg.QueryResult>;
+    if (earlier.length === 0) {
+      result = sendOne(config);
+    } else if ((config.values?.length ?? 0) > 0 || ONE_STATEMENT.test(config.text) || COMMIT.test(config.text)) {
+      const results = sendPipelined(client, [...earlier, config]);
+      result = after(results.slice(0, -1), results.at(-1)!);
+    } else {
+      // A statement without parameters may be several (a migration's script), which the extended
+      // protocol of a pipeline refuses: it follows in a round trip of its own (pg queues it).
+      const results = earlier.length === 1 ? [sendOne(earlier[0]!)] : sendPipelined(client, earlier);
+      result = after(results, sendOne(config));
+    }
+    if (names) result.catch((error: unknown) => names.failed(error));
+    return result;
+  }
+
+  writeEachMessageBatchOnce(client);
+  (client as unknown as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    // Anything but Kysely's (text, values) shape (submittables, callbacks) passes through, after what waits.
+    if (typeof config !== 'string' || callback !== undefined || (values !== undefined && !Array.isArray(values))) {
+      if (waiting.length > 0) void send({ text: 'SELECT 1', values: [] }).catch(() => undefined);
+      return query(config, values);
+    }
+    const parameters = (values as unknown[] | undefined) ?? [];
+    if (parameters.length === 0) {
+      const inTransaction = begun || waiting.length > 0;
+      if (BEGIN.test(config) && !inTransaction) {
+        waiting = [{ text: config }];
+        return answered('BEGIN');
+      }
+      if (SAVEPOINT.test(config) && inTransaction) {
+        waiting.push({ text: config });
+        return answered('SAVEPOINT');
+      }
+      const endSavepoint = END_SAVEPOINT.exec(config);
+      if (endSavepoint) {
+        const rollingBack = /^\s*rollback/i.test(config);
+        // A statement held for the COMMIT is undone by going back before it.
+        if (rollingBack) waiting = waiting.filter((c) => !c.text.startsWith(SENT_WITH_COMMIT));
+        const last = waiting.at(-1);
+        if (last && SAVEPOINT.exec(last.text)?.[1]?.toLowerCase() === endSavepoint[2]!.toLowerCase()) {
+          // Nothing ran since the savepoint was asked for: neither needs to be sent.
+          waiting.pop();
+          return answered(rollingBack ? 'ROLLBACK' : 'RELEASE');
+        }
+      }
+      if (COMMIT.test(config) || ROLLBACK.test(config)) {
+        const rollingBack = ROLLBACK.test(config);
+        const neverBegun = waiting.some((c) => BEGIN.test(c.text));
+        if (rollingBack || waiting.every(isOpener)) {
+          // What waits would be undone, or is only BEGIN and savepoints.
+          waiting = [];
+          if (neverBegun) return answered(rollingBack ? 'ROLLBACK' : 'COMMIT');
+        }
+        const ended = send({ text: config, values: [] });
+        begun = false;
+        return ended;
+      }
+    }
+    const statement = names ? names.configOf(config, parameters) : { text: config, values: parameters };
+    if (config.startsWith(SENT_WITH_COMMIT) && (begun || waiting.length > 0)) {
+      waiting.push(statement);
+      return answered('SELECT');
+    }
+    return send(statement);
+  };
+}
