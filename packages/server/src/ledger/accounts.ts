@@ -12,7 +12,7 @@ import { mayGoNegative, SYSTEM_PURPOSES, type SystemPurpose } from './policy.js'
 export type AccountRow = Selectable<LedgerAccountsTable>;
 /** An internal account with its holder's verification status (null for the platform's own). */
 /** An account with its holder's standing (null for a platform account): verification status, and when it was deleted. */
-export type HeldAccountRow = AccountRow & { holder_status: string | null; holder_deleted_at: Date | null };
+export type HeldAccountRow = AccountRow & { holder_status: string | null; holder_deleted_at: Date | null; holder_platform_customer_id: string | null };
 
 export interface InternalAccountView {
   id: InternalAccountId;
@@ -195,7 +195,7 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
         .selectFrom('ledger_accounts as a')
         .leftJoin('customers as c', 'c.id', 'a.customer_id')
         .selectAll('a')
-        .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at'])
+        .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id'])
         .where('a.platform_id', '=', platformId)
         .where('a.id', '=', accountId)
         .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM'])

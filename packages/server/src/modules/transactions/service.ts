@@ -173,40 +173,46 @@ async function update(tx: Tx, platformId: PlatformId, transactionId: Transaction
   return transactionView(row);
 }
 
-/** Records a new payment of a kind this module does not render itself. */
-export async function createTransaction(uow: UnitOfWork, input: NewTransaction): Promise<TransactionView> {
-  const id = newId('Transaction');
-  const row = await uow.tx
-    .insertInto('transactions')
-    .values({
-      id,
-      platform_id: uow.platformId,
-      customer_id: input.customerId,
-      kind: input.kind,
-      type: input.type,
-      direction: input.type === 'INCOMING' ? 'CREDIT' : 'DEBIT',
-      status: input.status,
-      sender_account_id: input.senderAccountId ?? null,
-      receiver_account_id: input.receiverAccountId ?? null,
-      sent_minor: input.sent?.amount ?? null,
-      sent_currency: input.sent?.currency ?? null,
-      received_minor: input.received?.amount ?? null,
-      received_currency: input.received?.currency ?? null,
-      fees_minor: input.feesMinor ?? null,
-      platform_fees_minor: input.platformFeesMinor ?? null,
-      exchange_rate: input.exchangeRate ?? null,
-      quote_id: input.quoteId ?? null,
-      reference: input.reference ?? null,
-      description: input.description ?? null,
-      failure_reason: input.failureReason ?? null,
-      settled_at: input.settledAt ?? null,
-      details: JSON.stringify({ ...(input.source ? { source: input.source } : {}), ...(input.destination ? { destination: input.destination } : {}), ...(input.pendingReason ? { pendingReason: input.pendingReason } : {}) }),
-      created_at: uow.now,
-      updated_at: uow.now,
-    })
-    .returningAll()
-    .returning(withPlatformCustomerId)
-    .executeTakeFirstOrThrow();
+/**
+ * Records a new payment of a kind this module does not render itself. With `deferred` (the
+ * customer's platformCustomerId, which the view shows, read by the caller already) the row is not
+ * sent now but with the unit of work's last statement (`uow.later`), and its view is built from the
+ * values written: for a caller that does not change or read the row again in the same unit of work.
+ * A row with an exchange rate is always sent now, since PostgreSQL answers the numeric its own way.
+ */
+export async function createTransaction(uow: UnitOfWork, input: NewTransaction, { deferred }: { deferred?: { platformCustomerId: string | null } } = {}): Promise<TransactionView> {
+  const details = { ...(input.source ? { source: input.source } : {}), ...(input.destination ? { destination: input.destination } : {}), ...(input.pendingReason ? { pendingReason: input.pendingReason } : {}) };
+  const values = {
+    id: newId('Transaction'),
+    platform_id: uow.platformId,
+    customer_id: input.customerId,
+    kind: input.kind,
+    type: input.type,
+    direction: input.type === 'INCOMING' ? ('CREDIT' as const) : ('DEBIT' as const),
+    status: input.status,
+    sender_account_id: input.senderAccountId ?? null,
+    receiver_account_id: input.receiverAccountId ?? null,
+    sent_minor: input.sent?.amount ?? null,
+    sent_currency: input.sent?.currency ?? null,
+    received_minor: input.received?.amount ?? null,
+    received_currency: input.received?.currency ?? null,
+    fees_minor: input.feesMinor ?? null,
+    platform_fees_minor: input.platformFeesMinor ?? null,
+    exchange_rate: input.exchangeRate ?? null,
+    quote_id: input.quoteId ?? null,
+    reference: input.reference ?? null,
+    description: input.description ?? null,
+    failure_reason: input.failureReason ?? null,
+    settled_at: input.settledAt ?? null,
+    created_at: uow.now,
+    updated_at: uow.now,
+  };
+  const insert = uow.tx.insertInto('transactions').values({ ...values, details: JSON.stringify(details) });
+  if (deferred && values.exchange_rate === null) {
+    uow.later(insert);
+    return transactionView({ ...values, details, receipt_delivery_confirmed_at: null, platform_customer_id: input.customerId ? deferred.platformCustomerId : null });
+  }
+  const row = await insert.returningAll().returning(withPlatformCustomerId).executeTakeFirstOrThrow();
   return transactionView(row);
 }
 

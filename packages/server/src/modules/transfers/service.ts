@@ -135,7 +135,8 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
 
     if (outgoing) await limits.consume(uow, internal.currency, amount);
     if (decision.hold) return holdForReview(uow, base, decision, internalAccountId);
-    const created = await transactions.create(uow, { ...base, status: 'PROCESSING' });
+    // Nothing reads or changes the row again here: it goes with the unit of work's last statement.
+    const created = await transactions.create(uow, { ...base, status: 'PROCESSING' }, { deferred: { platformCustomerId: internal.holder_platform_customer_id } });
     await scheduleJob(uow, { kind: SETTLE_JOB, payload: { transactionId: created.id, succeeds: decision.succeeds, ...(decision.failureReason ? { failureReason: decision.failureReason } : {}) }, runAt: inMs(uow, decision.afterMs) });
     // Money leaving is debited into transit now; money being pulled in moves nothing until it arrives.
     if (outgoing) {

@@ -128,6 +128,24 @@ describe('transfer-out', () => {
     expect(await reconcile(t.database.db)).toEqual([]);
   });
 
+  it('answers the transaction exactly as it is stored and announced, in both directions (the row is written with the last statement)', async () => {
+    const { customerId, accountId } = await fundedCustomer(10_000);
+    const external = await usBankAccount(customerId, '12345679');
+    for (const [path, body] of [
+      ['/transfer-out', { source: { accountId }, destination: { accountId: external }, amount: 1_234, description: 'rent' }],
+      ['/transfer-in', { source: { accountId: external }, destination: { accountId }, amount: 567 }],
+    ] as const) {
+      const res = await t.api<Transaction>(p, 'POST', path, body);
+      expect(res.status).toBe(201);
+      expect(res.body.platformCustomerId).toBeDefined();
+      expect((await t.api<Transaction>(p, 'GET', `/transactions/${res.body.id}`)).body).toEqual(res.body);
+      const announced = (await listEvents(t.database.db, p.id)).filter((e) => (e.data as { id: string }).id === res.body.id);
+      expect(announced.map((e) => e.type)).toEqual(path === '/transfer-out' ? ['OUTGOING_PAYMENT.PROCESSING'] : []);
+      for (const event of announced) expect(event.data).toEqual(res.body);
+    }
+    expect(await reconcile(t.database.db)).toEqual([]);
+  });
+
   it('an account ending 005 stays PROCESSING for about 30 s, then fails and the money comes back', async () => {
     const { customerId, accountId } = await fundedCustomer(10_000);
     const external = await usBankAccount(customerId, '12340005');
