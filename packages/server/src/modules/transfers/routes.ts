@@ -36,7 +36,13 @@ export function transferRoutes(r: Routes, { transfers }: { transfers: TransferSe
     '/transfer-out',
     { schema: { tags, summary: 'Send money from an internal account to an external account (same currency)', body: TransferOutRequest, response: { 201: Transaction } }, status: 201, errors: outErrors, lane: (req) => req.body.source.accountId },
     (uow, req) =>
-      transfers.transferOut(uow, { sourceAccountId: req.body.source.accountId, destinationAccountId: req.body.destination.accountId, amount: req.body.amount === undefined ? undefined : BigInt(req.body.amount), description: req.body.description }),
+      transfers.transferOut(uow, {
+        sourceAccountId: req.body.source.accountId,
+        destinationAccountId: req.body.destination.accountId,
+        amount: req.body.amount === undefined ? undefined : BigInt(req.body.amount),
+        description: req.body.description,
+        rowWithLastStatement: true,
+      }),
   );
 
   r.post(
@@ -48,6 +54,7 @@ export function transferRoutes(r: Routes, { transfers }: { transfers: TransferSe
         destinationAccountId: req.body.destination.accountId,
         amount: req.body.amount === undefined ? undefined : BigInt(req.body.amount),
         description: req.body.description,
+        rowWithLastStatement: true,
       }),
   );
 }

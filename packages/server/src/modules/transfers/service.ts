@@ -24,6 +24,12 @@ export interface TransferRequest {
   /** Omitted on a transfer-in from the platform's internal account: its whole available balance. */
   amount: bigint | undefined;
   description?: string | undefined;
+  /**
+   * The caller reads and changes nothing of the new transaction in the same unit of work (the API
+   * routes; an agent's action links and reads it, so not that): its row may then be sent with the
+   * unit of work's last statement instead of on its own.
+   */
+  rowWithLastStatement?: boolean | undefined;
 }
 
 export interface TransferDeps {
@@ -135,8 +141,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
 
     if (outgoing) await limits.consume(uow, internal.currency, amount);
     if (decision.hold) return holdForReview(uow, base, decision, internalAccountId);
-    // Nothing reads or changes the row again here: it goes with the unit of work's last statement.
-    const created = await transactions.create(uow, { ...base, status: 'PROCESSING' }, { deferred: { platformCustomerId: internal.holder_platform_customer_id } });
+    const created = await transactions.create(uow, { ...base, status: 'PROCESSING' }, request.rowWithLastStatement ? { deferred: { platformCustomerId: internal.holder_platform_customer_id } } : {});
     await scheduleJob(uow, { kind: SETTLE_JOB, payload: { transactionId: created.id, succeeds: decision.succeeds, ...(decision.failureReason ? { failureReason: decision.failureReason } : {}) }, runAt: inMs(uow, decision.afterMs) });
     // Money leaving is debited into transit now; money being pulled in moves nothing until it arrives.
     if (outgoing) {
