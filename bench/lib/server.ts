@@ -43,7 +43,7 @@ export async function startServer(label: string, env: Record<string, string>): P
     API_TOKEN_ID: clientId,
     API_CLIENT_SECRET: secret,
     MONETA_RATE_LIMIT: 'off',
-    // The bare read routes the customer read is compared with (http/bench-ceilings.ts).
+    // The bare read routes the customer read is compared with (modules/customers/bench-ceiling.ts).
     MONETA_BENCH_CEILINGS: 'on',
   });
   const inspectPort = PROFILE ? await freePort() : undefined;

@@ -3,7 +3,7 @@
  * `GET /livez` route measured against the same server (HTTP, routing and serialization; no auth, no
  * database), and `GET /customers/{id}` beside the bare `GET /bench/customers/{id}` (the same indexed
  * read on the server's own pool, answered as the row: no credentials, scope, view or request log;
- * http/bench-ceilings.ts); then the client scenario on the same customer.
+ * modules/customers/bench-ceiling.ts); then the client scenario on the same customer.
  */
 import { randomBytes } from 'node:crypto';
 import { measure, type Measurement, type Row } from '../lib/load.js';

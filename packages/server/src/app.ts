@@ -24,7 +24,7 @@ import { RouteTable } from './http/route-table.js';
 import { createRoutes, type RouteConfig } from './http/routes.js';
 import type { ApiApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
-import { registerBenchCeilings } from './http/bench-ceilings.js';
+import { registerBenchCeiling } from './modules/customers/bench-ceiling.js';
 
 export { createContainer, type AppDeps } from './container.js';
 export type { Container } from './contract/container.js';
@@ -116,7 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
 
   // Liveness: answers without touching the database (also the bench's bare-route ceiling).
   app.get('/livez', { schema: { hide: true }, config: { public: true } }, async () => ({ status: 'ok' }));
-  if (config.benchCeilings) registerBenchCeilings(app, deps.db);
+  if (config.benchCeilings) registerBenchCeiling(app, deps.db);
   // Readiness: migrations ran (the app is built after them) and the database answers.
   app.get('/health', { schema: { hide: true }, config: { public: true } }, async (_req, reply) => {
     const ok = await ping(deps.db);

@@ -5,8 +5,6 @@ import { statementNames } from './prepared-statements.js';
 const BEGIN = /^\s*(begin|start\s+transaction)\b[^;]*$/i;
 const COMMIT = /^\s*(commit|end)\s*;?\s*$/i;
 const ROLLBACK = /^\s*(rollback|abort)\s*;?\s*$/i;
-/** Statements without parameters that are surely one statement, which a pipeline can carry. */
-const ONE_STATEMENT = /^\s*(savepoint|release\s+savepoint|rollback\s+to\s+savepoint)\s+\w+\s*;?\s*$/i;
 const SAVEPOINT = /^\s*savepoint\s+(\w+)\s*;?\s*$/i;
 const END_SAVEPOINT = /^\s*(release\s+savepoint|rollback\s+to\s+savepoint)\s+(\w+)\s*;?\s*$/i;
 
@@ -15,6 +13,10 @@ const END_SAVEPOINT = /^\s*(release\s+savepoint|rollback\s+to\s+savepoint)\s+(\w
  * (core/unit-of-work.ts): the connection sends it with the COMMIT, in one round trip.
  */
 export const SENT_WITH_COMMIT = '/* sent with the commit */ ';
+
+/** A statement a pipeline can carry: one with parameters (surely one statement), or a transaction-control one. */
+const pipelinable = (config: QueryConfig): boolean =>
+  (config.values?.length ?? 0) > 0 || COMMIT.test(config.text) || SAVEPOINT.test(config.text) || END_SAVEPOINT.test(config.text);
 
 /** BEGIN or SAVEPOINT: what may wait for the statement after it. */
 const isOpener = (config: QueryConfig): boolean => BEGIN.test(config.text) || SAVEPOINT.test(config.text);
@@ -85,22 +87,30 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
     return config.values && config.values.length > 0 ? sendStatement(client, config) : query(config.text, config.values);
   }
 
-  /** Sends what waits and then `config`, in one round trip when `config` can go in a pipeline. */
-  function send(config: QueryConfig): Promise<pg.QueryResult> {
+  /** What waits, to be sent now. */
+  function takeWaiting(): QueryConfig[] {
     const earlier = waiting;
     waiting = [];
     if (earlier.some((c) => BEGIN.test(c.text))) begun = true;
+    return earlier;
+  }
+
+  /** Sends what waits, in one round trip. */
+  function sendWaiting(): Promise<pg.QueryResult>[] {
+    const earlier = takeWaiting();
+    return earlier.length <= 1 ? earlier.map(sendOne) : sendPipelined(client, earlier);
+  }
+
+  /** Sends what waits and then `config`, in the same round trip when `config` can go in a pipeline. */
+  function send(config: QueryConfig): Promise<pg.QueryResult> {
     let result: Promise<pg.QueryResult>;
-    if (earlier.length === 0) {
-      result = sendOne(config);
-    } else if ((config.values?.length ?? 0) > 0 || ONE_STATEMENT.test(config.text) || COMMIT.test(config.text)) {
-      const results = sendPipelined(client, [...earlier, config]);
+    if (waiting.length > 0 && pipelinable(config)) {
+      const results = sendPipelined(client, [...takeWaiting(), config]);
       result = after(results.slice(0, -1), results.at(-1)!);
     } else {
       // A statement without parameters may be several (a migration's script), which the extended
       // protocol of a pipeline refuses: it follows in a round trip of its own (pg queues it).
-      const results = earlier.length === 1 ? [sendOne(earlier[0]!)] : sendPipelined(client, earlier);
-      result = after(results, sendOne(config));
+      result = after(sendWaiting(), sendOne(config));
     }
     if (names) result.catch((error: unknown) => names.failed(error));
     return result;
@@ -110,7 +120,8 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
   (client as unknown as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
     // Anything but Kysely's (text, values) shape (submittables, callbacks) passes through, after what waits.
     if (typeof config !== 'string' || callback !== undefined || (values !== undefined && !Array.isArray(values))) {
-      if (waiting.length > 0) void send({ text: 'SELECT 1', values: [] }).catch(() => undefined);
+      // Their failure is the next statement's too (the transaction is aborted), reported there.
+      for (const result of sendWaiting()) result.catch(() => undefined);
       return query(config, values);
     }
     const parameters = (values as unknown[] | undefined) ?? [];

@@ -10,8 +10,7 @@ import { internalAccountNotFound } from './errors.js';
 import { mayGoNegative, SYSTEM_PURPOSES, type SystemPurpose } from './policy.js';
 
 export type AccountRow = Selectable<LedgerAccountsTable>;
-/** An internal account with its holder's verification status (null for the platform's own). */
-/** An account with its holder's standing (null for a platform account): verification status, and when it was deleted. */
+/** An account with its holder's standing (null for a platform account): verification status, when it was deleted, its platformCustomerId. */
 export type HeldAccountRow = AccountRow & { holder_status: string | null; holder_deleted_at: Date | null; holder_platform_customer_id: string | null };
 
 export interface InternalAccountView {
