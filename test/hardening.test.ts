@@ -52,6 +52,12 @@ describe('refusals the framework makes before a route runs, over real HTTP', () 
     const text = await response.text();
     expect(JSON.parse(text)).toMatchObject({ status: 414, code: 'URI_TOO_LONG', message: expect.any(String) as unknown });
     expect(text).not.toContain('xxxx');
+    expect(response.headers.get('x-request-id')).toMatch(/^Request:/);
+    // A route with a body, refused before its hooks run, still names the request.
+    const post = await fetch(`${server.base}/2025-10-13/agents/7%20T/actions/${long}/approve`, { method: 'POST', headers: { authorization: bed.authorization, 'content-type': 'application/json' }, body: '{}' });
+    expect(post.status).toBe(414);
+    expect(post.headers.get('x-request-id')).toMatch(/^Request:/);
+    expect(await post.json()).toMatchObject({ status: 414, code: 'URI_TOO_LONG' });
   });
 
   it('a malformed percent-encoding is 400 INVALID_REQUEST_FORMAT in the error shape', async () => {

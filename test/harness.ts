@@ -118,7 +118,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   if (options.modules) await migrateToLatest(database.db, options.modules);
   async function build(extraEnv: Record<string, string>) {
     // No request-rate limit unless a test sets one: the suites' races send hundreds of requests at once.
-    const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', MONETA_RATE_LIMIT: 'off', ...env, ...extraEnv });
+    const config = loadConfig({ MONETA_MODE: 'sandbox', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PUBLIC_URL: 'http://moneta.test', DATA_DIR: '/tmp/moneta-test-unused', MONETA_RATE_LIMIT: 'off', ...env, ...extraEnv });
     return {
       config,
       ...(await buildApp({

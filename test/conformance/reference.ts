@@ -28,6 +28,9 @@ import {
   VERSION_DIFFERENCES,
 } from './aliases.js';
 
+/** find-my-way matches no parameter over 100 characters by default; the server's own limit is what a 414 is about. */
+const MATCH_ANY_PARAM_LENGTH = 100_000;
+
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
@@ -351,8 +354,8 @@ function loadReference(name: DocumentName): Reference {
 
   const operations = new Map<string, Operation>();
   const documentSecured = Array.isArray(doc.security) && doc.security.length > 0;
-  const apiRouter = FindMyWay();
-  const rootRouter = FindMyWay();
+  const apiRouter = FindMyWay({ maxParamLength: MATCH_ANY_PARAM_LENGTH });
+  const rootRouter = FindMyWay({ maxParamLength: MATCH_ANY_PARAM_LENGTH });
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!isObject(item)) continue;
     for (const method of HTTP_METHODS) {

@@ -21,3 +21,16 @@ export interface WalletSignature {
   signature?: string | undefined;
   requestId?: string | undefined;
 }
+
+/**
+ * The signature headers of a request. An empty header counts as absent: a client that sends
+ * `Request-Id:` with nothing has not named a pending request, and every service decides between
+ * the challenge and the signed retry on presence alone.
+ */
+export function walletSignatureOf(headers: Readonly<Record<string, string | string[] | undefined>>): WalletSignature {
+  const present = (value: string | string[] | undefined): string | undefined => {
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    return text === undefined || text.trim() === '' ? undefined : text;
+  };
+  return { signature: present(headers['service-wallet-signature']), requestId: present(headers['request-id']) };
+}

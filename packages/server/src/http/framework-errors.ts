@@ -17,6 +17,8 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') refusal = new DomainError(414, 'URI_TOO_LONG', `A path parameter is longer than the ${MAX_PARAM_LENGTH} characters any id can be`);
   else refusal = internalError(request.id);
   noteRefusal(request, refusal.code);
+  // Set here: a refusal made before routing does not always pass through the app's onSend hook.
+  reply.header('x-request-id', request.id);
   void reply.code(refusal.status).type('application/json').send(refusal.toBody());
 }
 

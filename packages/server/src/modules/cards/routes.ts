@@ -1,3 +1,4 @@
+import { walletSignatureOf } from '../../core/signature.js';
 import type { Routes } from '../../http/routes.js';
 import { WalletSignatureHeaders } from '../../http/schema-kit.js';
 import { notImplemented } from '../../core/errors.js';
@@ -58,7 +59,7 @@ export function cardRoutes(r: Routes, { cards }: { cards: CardService }): void {
       },
       errors: [cardNotFound, cardAlreadyClosed, cardNotMutable, invalidStateTransition, internalAccountNotFound, fundingSourceIneligible, ...SIGNATURE_ERRORS],
     },
-    (uow, req) => cards.update(uow, req.params.id, req.body, { signature: req.headers['service-wallet-signature'], requestId: req.headers['request-id'] }),
+    (uow, req) => cards.update(uow, req.params.id, req.body, walletSignatureOf(req.headers)),
   );
 
   r.post(

@@ -1,3 +1,4 @@
+import { walletSignatureOf } from '../../core/signature.js';
 import type { Routes } from '../../http/routes.js';
 import { WalletSignatureHeaders } from '../../http/schema-kit.js';
 import { EndUserTerms, Customer, CustomerCreateRequest, CustomerListQuery, CustomerListResponse, CustomerParams, CustomerUpdateRequest } from './schemas.js';
@@ -45,7 +46,7 @@ export function customerRoutes(r: Routes, { customers }: { customers: CustomerSe
       signed: true,
       errors: [...lookup, duplicatePlatformCustomerId, endUserTermsVersionNotFound],
     },
-    (uow, req) => customers.update(uow, req.params.customerId, req.body, { signature: req.headers['service-wallet-signature'], requestId: req.headers['request-id'] }),
+    (uow, req) => customers.update(uow, req.params.customerId, req.body, walletSignatureOf(req.headers)),
   );
 
   r.delete(

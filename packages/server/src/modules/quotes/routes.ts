@@ -1,3 +1,4 @@
+import { walletSignatureOf } from '../../core/signature.js';
 import { WalletSignatureHeaders } from '../../http/schema-kit.js';
 import { signatureInvalid, signatureMalformed, signatureMissing, walletSignatureRequired } from '../signatures/errors.js';
 import { notImplemented } from '../../core/errors.js';
@@ -91,7 +92,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
       },
       errors: [...executable, fundedInRealTime, signatureMissing, signatureMalformed, signatureInvalid],
     },
-    (uow, req) => quotes.execute(uow, req.params.quoteId, { signature: req.headers['service-wallet-signature'] }),
+    (uow, req) => quotes.execute(uow, req.params.quoteId, { signature: walletSignatureOf(req.headers).signature }),
   );
 }
 

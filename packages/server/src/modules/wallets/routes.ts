@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Routes } from '../../http/routes.js';
 import { notImplemented } from '../../core/errors.js';
-import type { WalletSignature } from '../../core/signature.js';
+import { walletSignatureOf, type WalletSignature } from '../../core/signature.js';
 import { internalAccountNotFound } from '../../ledger/errors.js';
 import { SIGNATURE_ERRORS } from '../signatures/errors.js';
 import {
@@ -63,8 +63,7 @@ import type { WalletService } from './service.js';
 const tags = ['Embedded Wallet Auth'];
 
 function signatureOf(request: FastifyRequest): WalletSignature {
-  const headers = request.headers as Record<string, string | undefined>;
-  return { signature: headers['service-wallet-signature'], requestId: headers['request-id'] };
+  return walletSignatureOf(request.headers);
 }
 
 export function walletRoutes(r: Routes, { wallets }: { wallets: WalletService }): void {

@@ -148,6 +148,21 @@ describe('embedded wallets', () => {
     expect(current.status).toBe(202);
   });
 
+  it('empty signature headers count as absent: the code is checked as on a first call, not a signed retry', async () => {
+    const holder = await walletHolder();
+    const bundle = (await api<AuthMethod>('POST', `/auth/credentials/${holder.credentialId}/challenge`, {})).body.otpEncryptionTargetBundle!;
+    const key = generateP256KeyPair();
+    const right = await encryptOtpCodeToBundle('000000', bundle, key.publicKey, signer);
+    const first = await api<SignedRequestChallenge>('POST', `/auth/credentials/${holder.credentialId}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: right }, { 'request-id': '', 'service-wallet-signature': ' ' });
+    expect(first.status, first.text).toBe(202);
+    expect(first.body.type).toBe('EMAIL_OTP');
+    const again = await api('POST', `/auth/credentials/${holder.credentialId}/verify`, { type: 'EMAIL_OTP', encryptedOtpBundle: right }, { 'request-id': '' });
+    expect(errorOf(again)).toBe('UNAUTHORIZED OTP_EXPIRED');
+    // A wallet change: an empty Request-Id beside a signature is a missing request id, not a new challenge.
+    const path = `/internal-accounts/${holder.walletId}`;
+    expect(errorOf(await api('PATCH', path, { privateEnabled: true }, { 'service-wallet-signature': 'x', 'request-id': '' }))).toBe('REQUEST_ID_MISSING');
+  });
+
   it('re-issuing a challenge faster than every 30 seconds is 429 with Retry-After; an expired code is refused', async () => {
     const holder = await walletHolder();
     expect((await api('POST', `/auth/credentials/${holder.credentialId}/challenge`, {})).status).toBe(200);
