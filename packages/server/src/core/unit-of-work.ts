@@ -2,7 +2,7 @@ import { sql, type Compilable } from 'kysely';
 import type { Db, Tx } from '../db/schema.js';
 import { eventsInsert } from './outbox.js';
 import { commitsWhenWorkReturns, transact } from '../db/transact.js';
-import { SENT_WITH_COMMIT } from '../db/pg-client.js';
+import { SENT_WITH_NEXT } from '../db/pg-client.js';
 import type { EventCatalogue, EventType, PendingEvent } from './events.js';
 import type { AgentId, ApiTokenId, CustomerId, JobId, PlatformId } from './ids.js';
 
@@ -67,7 +67,7 @@ export interface OpenedUnitOfWork {
 export async function sendTogether(tx: Tx, writes: readonly DeferredWrite[], { withCommit = false }: { withCommit?: boolean } = {}): Promise<void> {
   if (writes.length === 0) return;
   // The connection holds a statement so marked and sends it with the COMMIT (db/pg-client.ts; on PGlite a comment).
-  const mark = sql.raw(withCommit ? SENT_WITH_COMMIT : '');
+  const mark = sql.raw(withCommit ? SENT_WITH_NEXT : '');
   if (writes.length === 1) {
     await sql`${mark}${writes[0]!}`.execute(tx);
     return;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SENT_WITH_COMMIT, tuneClient } from './pg-client.js';
+import { SENT_WITH_NEXT, tuneClient } from './pg-client.js';
 import { sendPipelined, SkippedInPipeline } from './pipeline.js';
 
 /**
@@ -117,7 +117,7 @@ describe.runIf(process.env.DATABASE_URL)('pg connections: BEGIN with the first s
     const { roundTrips } = await counting(async (client) => {
       await client.query('begin', []);
       await client.query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['first', 1]);
-      const held = await client.query(`${SENT_WITH_COMMIT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['last', 2]);
+      const held = await client.query(`${SENT_WITH_NEXT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['last', 2]);
       expect(held.rows).toEqual([]);
       // Not sent yet: another connection does not see it, and neither would this one's own reads.
       await client.query('commit', []);
@@ -130,7 +130,7 @@ describe.runIf(process.env.DATABASE_URL)('pg connections: BEGIN with the first s
     await counting(async (client) => {
       await client.query('begin', []);
       await client.query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['before-failure', 1]);
-      await client.query(`${SENT_WITH_COMMIT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['taken', 2]);
+      await client.query(`${SENT_WITH_NEXT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['taken', 2]);
       await expect(client.query('commit', [])).rejects.toMatchObject({ code: '23505' });
       // What Kysely does after a failed COMMIT; the connection is then ready for the next transaction.
       await client.query('rollback', []);
@@ -143,14 +143,14 @@ describe.runIf(process.env.DATABASE_URL)('pg connections: BEGIN with the first s
     const rolledBack = await counting(async (client) => {
       await client.query('begin', []);
       await client.query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['rb-first', 1]);
-      await client.query(`${SENT_WITH_COMMIT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['rb-last', 2]);
+      await client.query(`${SENT_WITH_NEXT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['rb-last', 2]);
       await client.query('rollback', []);
     });
     expect(rolledBack.roundTrips).toBe(2);
     expect((await count('rb-first')) + (await count('rb-last'))).toBe(0);
     const alone = await counting(async (client) => {
       await client.query('begin', []);
-      await client.query(`${SENT_WITH_COMMIT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['only', 1]);
+      await client.query(`${SENT_WITH_NEXT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['only', 1]);
       await client.query('commit', []);
     });
     expect(alone.roundTrips).toBe(1);
@@ -187,6 +187,42 @@ describe.runIf(process.env.DATABASE_URL)('pg connections: BEGIN with the first s
       await client.query('commit', []);
     });
     expect((await count('sp2-kept')) + (await count('sp2-after'))).toBe(2);
+  });
+
+  it('a held statement runs before the next one, which sees it, in the same round trip; its failure is reported by the next one', async () => {
+    const { result, roundTrips } = await counting(async (client) => {
+      await client.query('begin', []);
+      await client.query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['held-row', 1]);
+      await client.query(`${SENT_WITH_NEXT}UPDATE things SET amount = amount + $1 WHERE id = $2`, [41, 'held-row']);
+      const seen = (await client.query('SELECT amount FROM things WHERE id = $1', ['held-row'])).rows as unknown[];
+      await client.query('commit', []);
+      return seen;
+    });
+    // BEGIN + insert, update + select, COMMIT.
+    expect(roundTrips).toBe(3);
+    expect(result).toEqual([{ amount: 42n }]);
+    await counting(async (client) => {
+      await client.query('begin', []);
+      await client.query(`${SENT_WITH_NEXT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['taken', 2]);
+      await expect(client.query('SELECT amount FROM things WHERE id = $1', ['held-row'])).rejects.toMatchObject({ code: '23505' });
+      await client.query('rollback', []);
+    });
+  });
+
+  it('going back to a savepoint drops only what was held after it', async () => {
+    const { roundTrips } = await counting(async (client) => {
+      await client.query('begin', []);
+      await client.query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['kept-base', 1]);
+      await client.query(`${SENT_WITH_NEXT}UPDATE things SET amount = amount + $1 WHERE id = $2`, [10, 'kept-base']);
+      await client.query('SAVEPOINT inner_1', []);
+      await client.query(`${SENT_WITH_NEXT}UPDATE things SET amount = amount + $1 WHERE id = $2`, [100, 'kept-base']);
+      // Neither the savepoint nor the update after it was sent: both go, the update before stays.
+      await client.query('ROLLBACK TO SAVEPOINT inner_1', []);
+      await client.query('commit', []);
+    });
+    expect(roundTrips).toBe(2);
+    const { result } = await counting(async (client) => (await client.query('SELECT amount FROM things WHERE id = $1', ['kept-base'])).rows as unknown[]);
+    expect(result).toEqual([{ amount: 11n }]);
   });
 
   it('a pipeline answers each statement; after one fails, the rest do not run', async () => {

@@ -9,10 +9,13 @@ const SAVEPOINT = /^\s*savepoint\s+(\w+)\s*;?\s*$/i;
 const END_SAVEPOINT = /^\s*(release\s+savepoint|rollback\s+to\s+savepoint)\s+(\w+)\s*;?\s*$/i;
 
 /**
- * What a unit of work's last statement starts with when nothing but the COMMIT follows it
- * (core/unit-of-work.ts): the connection sends it with the COMMIT, in one round trip.
+ * What a statement inside a transaction starts with when its caller needs neither its rows nor to
+ * wait for it: the connection answers it at once and sends it in the same round trip as the
+ * transaction's next statement, which runs after it. A unit of work's last statement is so marked
+ * when only the COMMIT follows (core/unit-of-work.ts), and so is a balance update whose outcome
+ * the ledger knew in advance from the row it locked (ledger/postings.ts).
  */
-export const SENT_WITH_COMMIT = '/* sent with the commit */ ';
+export const SENT_WITH_NEXT = '/* sent with the next statement */ ';
 
 /** A statement a pipeline can carry: one with parameters (surely one statement), or a transaction-control one. */
 const pipelinable = (config: QueryConfig): boolean =>
@@ -70,15 +73,16 @@ function writeEachMessageBatchOnce(client: pg.PoolClient): void {
  *   then rolled back as before. A transaction that ends before any statement sends nothing at all.
  *   A SAVEPOINT waits the same way (group commit opens one per unit, the job runner one per job),
  *   and one released or rolled back to before anything ran is never sent.
- * - A statement marked SENT_WITH_COMMIT is answered at once and sent with what follows it, the
- *   COMMIT: PostgreSQL runs them in order and skips the COMMIT when the statement fails, whose error
- *   the COMMIT then answers (the transaction rolls back, as it would have). Before a ROLLBACK it is
- *   dropped: it would have been undone.
+ * - A statement marked SENT_WITH_NEXT is answered at once and sent with what follows it (the
+ *   COMMIT, another statement): PostgreSQL runs them in order and skips the rest when the marked
+ *   statement fails, whose error the next statement then answers (a COMMIT so answered is not
+ *   made: the transaction rolls back, as it would have). Before a ROLLBACK, or a ROLLBACK TO a
+ *   savepoint asked for before it, it is dropped: it would have been undone.
  */
 export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: boolean }): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<pg.QueryResult>;
   const names = prepared ? statementNames() : undefined;
-  /** Statements accepted but not sent yet: a BEGIN, savepoints, a statement to send with the COMMIT. */
+  /** Statements accepted but not sent yet: a BEGIN, savepoints, statements marked SENT_WITH_NEXT. */
   let waiting: QueryConfig[] = [];
   /** Whether the open transaction's BEGIN has been sent. */
   let begun = false;
@@ -138,13 +142,21 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
       const endSavepoint = END_SAVEPOINT.exec(config);
       if (endSavepoint) {
         const rollingBack = /^\s*rollback/i.test(config);
-        // A statement held for the COMMIT is undone by going back before it.
-        if (rollingBack) waiting = waiting.filter((c) => !c.text.startsWith(SENT_WITH_COMMIT));
-        const last = waiting.at(-1);
-        if (last && SAVEPOINT.exec(last.text)?.[1]?.toLowerCase() === endSavepoint[2]!.toLowerCase()) {
+        const name = endSavepoint[2]!.toLowerCase();
+        const opened = waiting.findIndex((c) => SAVEPOINT.exec(c.text)?.[1]?.toLowerCase() === name);
+        if (rollingBack) {
+          // Going back to a savepoint never sent: it and whatever waits after it are undone unsent;
+          // what waits before it (a held statement, the BEGIN) stays. Going back to one already
+          // sent undoes everything still waiting, which was asked for after it.
+          if (opened >= 0) {
+            waiting = waiting.slice(0, opened);
+            return answered('ROLLBACK');
+          }
+          waiting = waiting.filter((c) => BEGIN.test(c.text));
+        } else if (opened >= 0 && opened === waiting.length - 1) {
           // Nothing ran since the savepoint was asked for: neither needs to be sent.
           waiting.pop();
-          return answered(rollingBack ? 'ROLLBACK' : 'RELEASE');
+          return answered('RELEASE');
         }
       }
       if (COMMIT.test(config) || ROLLBACK.test(config)) {
@@ -161,7 +173,7 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
       }
     }
     const statement = names ? names.configOf(config, parameters) : { text: config, values: parameters };
-    if (config.startsWith(SENT_WITH_COMMIT) && (begun || waiting.length > 0)) {
+    if (config.startsWith(SENT_WITH_NEXT) && (begun || waiting.length > 0)) {
       waiting.push(statement);
       return answered('SELECT');
     }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from './schema.js';
+import { forgetLockedRows } from './locked-rows.js';
 
 let counter = 0;
 
@@ -18,6 +19,8 @@ export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>, options: { 
     if (options.release !== false) await sql`RELEASE SAVEPOINT ${name}`.execute(tx);
     return result;
   } catch (error) {
+    // Row locks taken inside the savepoint go with it: what the transaction knew of them is stale.
+    forgetLockedRows(tx);
     await sql`ROLLBACK TO SAVEPOINT ${name}`.execute(tx);
     throw error;
   }

@@ -189,16 +189,17 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
      * A customer or platform internal account of this platform, or 404; with its holder's
      * standing, read in the same query, since money moves only for a verified holder not deleted.
      */
-    async internalAccount(executor: Executor, platformId: PlatformId, accountId: InternalAccountId): Promise<HeldAccountRow> {
-      const row = await executor
+    async internalAccount(executor: Executor, platformId: PlatformId, accountId: InternalAccountId, { lock = false }: { lock?: boolean } = {}): Promise<HeldAccountRow> {
+      let query = executor
         .selectFrom('ledger_accounts as a')
         .leftJoin('customers as c', 'c.id', 'a.customer_id')
         .selectAll('a')
         .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id'])
         .where('a.platform_id', '=', platformId)
         .where('a.id', '=', accountId)
-        .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM'])
-        .executeTakeFirst();
+        .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM']);
+      if (lock) query = query.forNoKeyUpdate('a');
+      const row = await query.executeTakeFirst();
       if (!row) throw internalAccountNotFound();
       return row;
     },

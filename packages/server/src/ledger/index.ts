@@ -2,7 +2,8 @@ import type { Db } from '../db/schema.js';
 import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, PlatformId, PostingAccountId, TransactionId } from '../core/ids.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
-import { createAccountStore, internalAccountView, type AccountRow } from './accounts.js';
+import { lockedRows } from '../db/locked-rows.js';
+import { createAccountStore, internalAccountView, type AccountRow, type HeldAccountRow } from './accounts.js';
 import { OUTSIDE, type Leg, type Move, type Party } from './moves.js';
 import { endHold, placeHold, postEntry, type Posting } from './postings.js';
 import { balanceHistory, type BalanceHistoryRange } from './history.js';
@@ -63,6 +64,18 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
 
   return {
     ...accounts,
+
+    /**
+     * `internalAccount` under its row lock, held until the unit of work commits: for the account a
+     * move debits. Its balance then moves without a round trip of its own (postings.ts, moveLocked),
+     * and an amount computed from it (a whole available balance) is exactly what is there.
+     */
+    async lockInternalAccount(uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
+      const row = await accounts.internalAccount(uow.tx, uow.platformId, accountId, { lock: true });
+      const { holder_status: _status, holder_deleted_at: _deleted, holder_platform_customer_id: _platformCustomerId, ...account } = row;
+      lockedRows<AccountRow>(uow.tx).set(account.id, account);
+      return row;
+    },
 
     /**
      * What a payment has moved on an account so far: the sum of the account's postings in the

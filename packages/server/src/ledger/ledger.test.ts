@@ -6,6 +6,8 @@ import type { HoldId, InternalAccountId, LedgerAccountId, LedgerEntryId, Platfor
 import { runUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
 import { OUTSIDE, type Move } from './index.js';
 import { postEntry } from './postings.js';
+import { inSavepoint } from '../db/savepoint.js';
+import { lockedRows } from '../db/locked-rows.js';
 import { reconcile } from './reconcile.js';
 
 let t: TestApp;
@@ -132,6 +134,75 @@ describe('ledger', () => {
     expect(succeeded).toBe(33);
     expect(new Set(refused)).toEqual(new Set([true]));
     expect(await balanceOf(account)).toEqual({ total: 10n, held: 0n });
+  });
+
+  describe('an account the unit of work read under its lock', () => {
+    /** Debits `amount` from `account` after locking it, the way a transfer-out does. */
+    function lockedDebit(account: InternalAccountId, currency: string, amount: bigint) {
+      return work(async (uow) => {
+        await t.container.ledger.lockInternalAccount(uow, account);
+        return t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, currency, amount));
+      });
+    }
+
+    it('moves as the conditional update would: the same rows answered, the same refusals, holds and later reads seeing each move', async () => {
+      const { account } = await accountsIn('USD');
+      await move(OUTSIDE, account, 'USD', 1000n);
+      const answered = await work(async (uow) => {
+        await t.container.ledger.lockInternalAccount(uow, account);
+        const first = await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 'USD', 100n));
+        const second = await t.container.ledger.book(uow, { kind: 'TEST' }, between(OUTSIDE, account, 'USD', 30n));
+        // A hold is decided by PostgreSQL on the row as the two moves left it, and the ledger then knows its answer.
+        const holdId = await t.container.ledger.hold(uow, { account, amount: 900n, reason: 'test' });
+        const third = await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 'USD', 31n)).catch((e: unknown) => e);
+        const read = await t.container.ledger.internalAccount(uow.tx, platformId, account);
+        await t.container.ledger.release(uow, holdId);
+        const fourth = await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 'USD', 30n));
+        return { first: first!.accounts[0]!, second: second!.accounts[0]!, third, read, fourth: fourth!.accounts[0]! };
+      });
+      expect([answered.first.total_minor, answered.first.held_minor]).toEqual([900n, 0n]);
+      expect([answered.second.total_minor, answered.second.held_minor]).toEqual([930n, 0n]);
+      expect(insufficient(answered.third)).toBe(true);
+      expect([answered.read.total_minor, answered.read.held_minor]).toEqual([930n, 900n]);
+      const stored = await t.database.db.selectFrom('ledger_accounts').selectAll().where('id', '=', account).executeTakeFirstOrThrow();
+      expect(answered.fourth).toEqual(stored);
+      expect(await balanceOf(account)).toEqual({ total: 900n, held: 0n });
+      expect(await reconcile(t.database.db)).toEqual([]);
+    });
+
+    it('a refusal is decided on the locked row and changes nothing', async () => {
+      const { account } = await accountsIn('EUR');
+      await move(OUTSIDE, account, 'EUR', 500n);
+      const error = await lockedDebit(account, 'EUR', 501n).catch((e: unknown) => e);
+      expect(insufficient(error)).toBe(true);
+      expect((error as DomainError).details).toMatchObject({ accountId: account, availableAmount: 500n, requestedAmount: 501n });
+      expect(await balanceOf(account)).toEqual({ total: 500n, held: 0n });
+    });
+
+    it('going back to a savepoint forgets the locked row: a later move asks PostgreSQL again', async () => {
+      const { account } = await accountsIn('GBP');
+      await move(OUTSIDE, account, 'GBP', 100n);
+      await work(async (uow) => {
+        await inSavepoint(uow.tx, async () => {
+          await t.container.ledger.lockInternalAccount(uow, account);
+          throw new Error('the attempt fails after locking');
+        }).catch(() => undefined);
+        // Another transaction may now change the row; this one no longer claims to know it.
+        expect(lockedRows(uow.tx).has(account)).toBe(false);
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 'GBP', 40n));
+      });
+      expect(await balanceOf(account)).toEqual({ total: 60n, held: 0n });
+    });
+
+    it('100 concurrent locked debits on one account never overspend', async () => {
+      const { account } = await accountsIn('MXN');
+      await move(OUTSIDE, account, 'MXN', 1000n);
+      const results = await Promise.allSettled(Array.from({ length: 100 }, () => lockedDebit(account, 'MXN', 30n)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(33);
+      expect(new Set(results.filter((r) => r.status === 'rejected').map((r) => insufficient(r.reason)))).toEqual(new Set([true]));
+      expect(await balanceOf(account)).toEqual({ total: 10n, held: 0n });
+      expect(await reconcile(t.database.db)).toEqual([]);
+    });
   });
 
   it('the reconciliation finds a balance changed behind the ledger’s back', async () => {

@@ -3,6 +3,8 @@ import { v7 as uuidv7 } from 'uuid';
 import type { LedgerAccountsTable, Tx } from '../db/schema.js';
 import { newId, type CardTransactionId, type HoldId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
 import type { DeferredWrite } from '../core/unit-of-work.js';
+import { lockedRows } from '../db/locked-rows.js';
+import { SENT_WITH_NEXT } from '../db/pg-client.js';
 import { keepsRunningBalance } from './policy.js';
 import { accountNotActive, insufficientFunds } from './errors.js';
 
@@ -58,18 +60,44 @@ function netPerAccount(postings: Posting[]): Posting[] {
 }
 
 /**
+ * Moves the balance of an account this transaction holds locked (db/locked-rows.ts): the outcome
+ * is decided here, on the row as it stands (the same refusals as the conditional update's), and
+ * the UPDATE goes with the transaction's next statement, which runs after it (db/pg-client.ts).
+ */
+async function moveLocked(tx: Tx, entry: EntryInput, posting: Posting, row: MovedAccount): Promise<MovedAccount> {
+  if (row.platform_id !== entry.platformId) throw new Error(`ledger account ${posting.accountId} does not exist for this platform`);
+  if (row.currency !== posting.currency) throw new Error(`ledger account ${posting.accountId} holds ${row.currency}, not ${posting.currency}`);
+  if (row.status !== 'ACTIVE') throw accountNotActive(posting.accountId, row.status);
+  const available = row.total_minor - row.held_minor;
+  if (posting.amount < 0n && !row.may_go_negative && available + posting.amount < 0n) throw insufficientFunds(posting.accountId, available, -posting.amount);
+  const update = tx.updateTable('ledger_accounts').set({ total_minor: sql`total_minor + ${posting.amount}`, updated_at: entry.at }).where('id', '=', posting.accountId);
+  await sql`${sql.raw(SENT_WITH_NEXT)}${update}`.execute(tx);
+  return { ...row, total_minor: row.total_minor + posting.amount, updated_at: entry.at };
+}
+
+/**
  * Posts a balanced entry inside the caller's transaction. Each account's maintained balance moves
  * with one conditional UPDATE that takes the row lock and refuses to take a non-negative account
- * below its holds, so concurrent debits never overspend. The deferred trigger re-checks the balance
- * of the entry at commit. Only the ledger calls this: modules describe moves (ledger/moves.ts).
- * With `defer` (a unit of work's `later`), the entry and postings rows are queued for the unit of
- * work's last statement instead of sent at once; the balances move at once either way.
+ * below its holds, so concurrent debits never overspend; an account the transaction already holds
+ * locked moves without waiting for PostgreSQL (moveLocked). The deferred trigger re-checks the
+ * balance of the entry at commit, and the table's CHECK every account's. Only the ledger calls
+ * this: modules describe moves (ledger/moves.ts). With `defer` (a unit of work's `later`), the
+ * entry and postings rows are queued for the unit of work's last statement instead of sent at
+ * once; the balances move at once either way.
  */
 export async function postEntry(tx: Tx, entry: EntryInput, defer?: (write: DeferredWrite) => void): Promise<{ entryId: LedgerEntryId; accounts: MovedAccount[] }> {
   const netted = netPerAccount(entry.postings);
   const moved: MovedAccount[] = [];
+  const locked = lockedRows<MovedAccount>(tx);
   for (const posting of netted) {
     if (!keepsRunningBalance(posting.accountId)) continue;
+    const held = locked.get(posting.accountId);
+    if (held) {
+      const row = await moveLocked(tx, entry, posting, held);
+      locked.set(row.id, row);
+      moved.push(row);
+      continue;
+    }
     const row = await tx
       .updateTable('ledger_accounts')
       .set({ total_minor: sql`total_minor + ${posting.amount}`, updated_at: entry.at })
@@ -106,6 +134,12 @@ export async function postEntry(tx: Tx, entry: EntryInput, defer?: (write: Defer
   return { entryId, accounts: moved };
 }
 
+/** A row this transaction holds locked, changed by a statement that answered it: known as answered. */
+function refreshLocked(tx: Tx, row: MovedAccount): void {
+  const locked = lockedRows<MovedAccount>(tx);
+  if (locked.has(row.id)) locked.set(row.id, row);
+}
+
 /** Reserves funds on an account so they stay in totalBalance but leave the available balance. */
 export async function placeHold(tx: Tx, input: { platformId: PlatformId; accountId: PostingAccountId; amount: bigint; reason: string; at: Date }) {
   if (input.amount <= 0n) throw new Error('a hold must be positive');
@@ -122,6 +156,7 @@ export async function placeHold(tx: Tx, input: { platformId: PlatformId; account
     const account = await tx.selectFrom('ledger_accounts').select('currency').where('id', '=', input.accountId).executeTakeFirst();
     throw await diagnose(tx, input.platformId, { accountId: input.accountId, currency: account?.currency ?? '', amount: -input.amount });
   }
+  refreshLocked(tx, row);
   const id = newId('Hold');
   await tx
     .insertInto('ledger_holds')
@@ -147,5 +182,6 @@ export async function endHold(tx: Tx, input: { platformId: PlatformId; holdId: H
     .where('id', '=', hold.account_id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  refreshLocked(tx, account);
   return { accountId: hold.account_id, amount: hold.amount_minor, account };
 }

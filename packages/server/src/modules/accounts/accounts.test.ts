@@ -86,8 +86,10 @@ describe('sandbox funding', () => {
     expect(transaction.settledAt).toBeDefined();
     expect((await t.api(t.platform, 'GET', `/transactions/${transaction.id}`)).body).toEqual(transaction);
 
+    // The row is written with the unit of work's last statement and the event built from the values
+    // written: what is announced is exactly what is stored.
     const completed = await listEvents(t.database.db, t.platform.id, 'INCOMING_PAYMENT.COMPLETED');
-    expect(completed.some((e) => (e.data as { id: string }).id === transaction.id)).toBe(true);
+    expect(completed.filter((e) => (e.data as { id: string }).id === transaction.id).map((e) => e.data)).toEqual([transaction]);
     const balance = await listEvents(t.database.db, t.platform.id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED');
     expect(balance.some((e) => (e.data as { id: string; balance: { amount: number } }).id === account.id)).toBe(true);
     expect(await reconcile(t.database.db)).toEqual([]);

@@ -27,9 +27,21 @@ export interface IncomingDeps {
  * held for compliance waits PENDING with its money held (review).
  */
 export function createIncomingPaymentService({ ledger, transactions, depositHold }: IncomingDeps) {
-  async function receive(uow: UnitOfWork, account: AccountRow, payment: { amount: bigint; reference?: string | null; description: string }): Promise<{ transaction: TransactionView; account: InternalAccountView }> {
+  /**
+   * `rowWithLastStatement` (the holder's platformCustomerId, read with the account): the COMPLETED
+   * transaction's row goes with the unit of work's last statement, for a caller that neither reads
+   * nor changes it again in this unit of work (transactions.create's `deferred`). A held deposit's
+   * row changes below, so it is always written at once.
+   */
+  async function receive(
+    uow: UnitOfWork,
+    account: AccountRow,
+    payment: { amount: bigint; reference?: string | null; description: string },
+    rowWithLastStatement?: { platformCustomerId: string | null },
+  ): Promise<{ transaction: TransactionView; account: InternalAccountView }> {
     const accountId = account.id as InternalAccountId;
     const hold = depositHold(payment.amount);
+    const deferred = !hold && rowWithLastStatement ? { deferred: rowWithLastStatement } : {};
     let transaction = await transactions.create(uow, {
       kind: FUNDING,
       customerId: account.customer_id,
@@ -40,7 +52,7 @@ export function createIncomingPaymentService({ ledger, transactions, depositHold
       reference: payment.reference ?? null,
       description: payment.description,
       ...(hold ? { pendingReason: hold.reason } : { settledAt: uow.now }),
-    });
+    }, deferred);
     const booked = await ledger.book(uow, { kind: 'INCOMING_PAYMENT', transactionId: transaction.id, description: payment.description }, moves.receive(accountId, account.currency, payment.amount));
     let updated = booked!.accounts.find((row) => row.id === account.id)!;
     if (hold) {
@@ -79,10 +91,11 @@ export function createIncomingPaymentService({ ledger, transactions, depositHold
     receive,
     review,
 
-    /** Sandbox: funds an internal account directly. */
+    /** Sandbox: funds an internal account directly (answering the account, so the transaction's row can wait for the last statement). */
     async fund(uow: UnitOfWork, accountId: InternalAccountId, amount: bigint): Promise<InternalAccountView> {
-      const account = await ledger.internalAccount(uow.tx, uow.platformId, accountId);
-      return (await receive(uow, account, { amount, description: 'Sandbox funding' })).account;
+      // Locked as it is read: the credit then needs no round trip of its own (ledger.lockInternalAccount).
+      const account = await ledger.lockInternalAccount(uow, accountId);
+      return (await receive(uow, account, { amount, description: 'Sandbox funding' }, { platformCustomerId: account.holder_platform_customer_id })).account;
     },
 
     /** A bank transfer that quotes a funding reference in its memo lands in the account that issued it. */
