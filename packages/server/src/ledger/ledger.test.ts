@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../../test/harness.js';
 import { DomainError } from '../core/errors.js';
 import type { HoldId, InternalAccountId, LedgerAccountId, LedgerEntryId, PlatformId, PostingAccountId } from '../core/ids.js';
-import { runUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
+import { openUnitOfWork, runUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
 import { OUTSIDE, type Move } from './index.js';
 import { postEntry } from './postings.js';
 import { inSavepoint } from '../db/savepoint.js';
+import { transactAlone } from '../db/transact.js';
 import { lockedRows } from '../db/locked-rows.js';
 import { reconcile } from './reconcile.js';
 
@@ -137,10 +138,24 @@ describe('ledger', () => {
   });
 
   describe('an account the unit of work read under its lock', () => {
-    /** Debits `amount` from `account` after locking it, the way a transfer-out does. */
+    /**
+     * A unit of work in a transaction that others may share (not one `transactAlone` opened, whose
+     * work commits as soon as it returns): as in a group-commit batch, whatever MONETA_COALESCE_WRITES
+     * says, internalAccountToMove reads under the row lock.
+     */
+    function shared<T>(run: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+      return t.database.db.transaction().execute(async (tx) => {
+        const { uow, complete } = openUnitOfWork(tx, { platformId, now: at(), actor: { type: 'OPERATOR' } });
+        const result = await run(uow);
+        await complete();
+        return result;
+      });
+    }
+
+    /** Debits `amount` from `account` read as the account to move, the way a transfer-out does. */
     function lockedDebit(account: InternalAccountId, currency: string, amount: bigint) {
-      return work(async (uow) => {
-        await t.container.ledger.lockInternalAccount(uow, account);
+      return shared(async (uow) => {
+        await t.container.ledger.internalAccountToMove(uow, account);
         return t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, currency, amount));
       });
     }
@@ -148,8 +163,9 @@ describe('ledger', () => {
     it('moves as the conditional update would: the same rows answered, the same refusals, holds and later reads seeing each move', async () => {
       const { account } = await accountsIn('USD');
       await move(OUTSIDE, account, 'USD', 1000n);
-      const answered = await work(async (uow) => {
-        await t.container.ledger.lockInternalAccount(uow, account);
+      const answered = await shared(async (uow) => {
+        await t.container.ledger.internalAccountToMove(uow, account);
+        expect(lockedRows(uow.tx).has(account)).toBe(true);
         const first = await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 'USD', 100n));
         const second = await t.container.ledger.book(uow, { kind: 'TEST' }, between(OUTSIDE, account, 'USD', 30n));
         // A hold is decided by PostgreSQL on the row as the two moves left it, and the ledger then knows its answer.
@@ -182,9 +198,9 @@ describe('ledger', () => {
     it('going back to a savepoint forgets the locked row: a later move asks PostgreSQL again', async () => {
       const { account } = await accountsIn('GBP');
       await move(OUTSIDE, account, 'GBP', 100n);
-      await work(async (uow) => {
+      await shared(async (uow) => {
         await inSavepoint(uow.tx, async () => {
-          await t.container.ledger.lockInternalAccount(uow, account);
+          await t.container.ledger.internalAccountToMove(uow, account);
           throw new Error('the attempt fails after locking');
         }).catch(() => undefined);
         // Another transaction may now change the row; this one no longer claims to know it.
@@ -192,6 +208,18 @@ describe('ledger', () => {
         await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 'GBP', 40n));
       });
       expect(await balanceOf(account)).toEqual({ total: 60n, held: 0n });
+    });
+
+    it('in a transaction of its own, the account is read without its lock (the lock would span the request)', async () => {
+      const { account } = await accountsIn('USD');
+      await move(OUTSIDE, account, 'USD', 100n);
+      const alone = await transactAlone(t.database.db, async (tx) => {
+        const { uow } = openUnitOfWork(tx, { platformId, now: at(), actor: { type: 'OPERATOR' } });
+        await t.container.ledger.internalAccountToMove(uow, account);
+        return lockedRows(tx).has(account);
+      });
+      expect(alone).toBe(false);
+      expect(await shared(async (uow) => (await t.container.ledger.internalAccountToMove(uow, account), lockedRows(uow.tx).has(account)))).toBe(true);
     });
 
     it('100 concurrent locked debits on one account never overspend', async () => {

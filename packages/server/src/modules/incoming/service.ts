@@ -93,8 +93,7 @@ export function createIncomingPaymentService({ ledger, transactions, depositHold
 
     /** Sandbox: funds an internal account directly (answering the account, so the transaction's row can wait for the last statement). */
     async fund(uow: UnitOfWork, accountId: InternalAccountId, amount: bigint): Promise<InternalAccountView> {
-      // Locked as it is read: the credit then needs no round trip of its own (ledger.lockInternalAccount).
-      const account = await ledger.lockInternalAccount(uow, accountId);
+      const account = await ledger.internalAccountToMove(uow, accountId);
       return (await receive(uow, account, { amount, description: 'Sandbox funding' }, { platformCustomerId: account.holder_platform_customer_id })).account;
     },
 

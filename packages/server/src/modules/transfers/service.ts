@@ -86,9 +86,8 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     const internalId = outgoing ? request.sourceAccountId : request.destinationAccountId;
     const otherId = outgoing ? request.destinationAccountId : request.sourceAccountId;
     // An external account's id where the internal account belongs is simply not found. The account
-    // money leaves is locked as it is read: its whole available balance is then exactly what is there,
-    // and its debit needs no round trip of its own (ledger.lockInternalAccount).
-    const internal = outgoing ? await ledger.lockInternalAccount(uow, internalId as InternalAccountId) : await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
+    // money leaves is read as the account a move will change (ledger.internalAccountToMove).
+    const internal = outgoing ? await ledger.internalAccountToMove(uow, internalId as InternalAccountId) : await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
     refuseUnlessReady(internal.customer_id, internal.holder_status, internal.holder_deleted_at);
     if (outgoing && internal.account_type === 'EMBEDDED_WALLET') throw walletSignatureRequired('source.accountId');
     // Without an amount, a transfer-out sends the internal account's whole available balance.
