@@ -209,6 +209,27 @@ describe.runIf(process.env.DATABASE_URL)('pg connections: BEGIN with the first s
     });
   });
 
+  it('when the first of several held statements fails, the ones skipped after it reject nowhere unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      await counting(async (client) => {
+        await client.query('begin', []);
+        await client.query(`${SENT_WITH_NEXT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['taken', 1]);
+        await client.query(`${SENT_WITH_NEXT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['skipped-1', 1]);
+        await client.query(`${SENT_WITH_NEXT}INSERT INTO things (id, amount) VALUES ($1, $2)`, ['skipped-2', 1]);
+        await expect(client.query('commit', [])).rejects.toMatchObject({ code: '23505' });
+        await client.query('rollback', []);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+    expect((await count('skipped-1')) + (await count('skipped-2'))).toBe(0);
+  });
+
   it('going back to a savepoint drops only what was held after it', async () => {
     const { roundTrips } = await counting(async (client) => {
       await client.query('begin', []);

@@ -30,7 +30,8 @@ function answered(command: string): Promise<pg.QueryResult> {
 
 /** `last`'s result, or the first failure before it (an earlier statement's error says what went wrong; the later ones only that they did not run). */
 async function after(earlier: readonly Promise<pg.QueryResult>[], last: Promise<pg.QueryResult>): Promise<pg.QueryResult> {
-  last.catch(() => undefined);
+  // Each is observed here: after the first failure the rest are skipped, and nobody else awaits them.
+  for (const result of [...earlier, last]) result.catch(() => undefined);
   for (const result of earlier) await result;
   return last;
 }
