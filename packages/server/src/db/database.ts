@@ -37,7 +37,7 @@ export interface OpenOptions {
   preparedStatements?: boolean;
   /**
    * Group commit (db/group-commit.ts): API units of work that arrive together share one
-   * transaction and one COMMIT, each in its own savepoint. MONETA_COALESCE_WRITES; on by default.
+   * transaction and one COMMIT, each in its own savepoint. MONETA_COALESCE_WRITES; default off.
    */
   coalesceWrites?: boolean;
 }
