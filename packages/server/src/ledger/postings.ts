@@ -27,17 +27,28 @@ export interface EntryInput {
 /** The row of an internal account as it stands after an entry moved it. */
 export type MovedAccount = Selectable<LedgerAccountsTable>;
 
-/** Explains why a conditional balance update touched no row. Programming errors are plain Errors (500). */
-async function diagnose(tx: Tx, platformId: PlatformId, posting: { accountId: PostingAccountId; currency: string; amount: bigint }): Promise<Error> {
-  const account = await tx
-    .selectFrom('ledger_accounts')
-    .select(['currency', 'status', 'total_minor', 'held_minor', 'platform_id'])
-    .where('id', '=', posting.accountId)
-    .executeTakeFirst();
+/**
+ * Why `posting` may not move `account` as it stands, or undefined when it may: the conditions of the
+ * conditional balance update. Programming errors are plain Errors (500).
+ */
+function refusal(platformId: PlatformId, posting: Posting, account: Pick<MovedAccount, 'platform_id' | 'currency' | 'status' | 'total_minor' | 'held_minor' | 'may_go_negative'> | undefined): Error | undefined {
   if (!account || account.platform_id !== platformId) return new Error(`ledger account ${posting.accountId} does not exist for this platform`);
   if (account.currency !== posting.currency) return new Error(`ledger account ${posting.accountId} holds ${account.currency}, not ${posting.currency}`);
   if (account.status !== 'ACTIVE') return accountNotActive(posting.accountId, account.status);
-  return insufficientFunds(posting.accountId, account.total_minor - account.held_minor, -posting.amount);
+  const available = account.total_minor - account.held_minor;
+  if (posting.amount < 0n && !account.may_go_negative && available + posting.amount < 0n) return insufficientFunds(posting.accountId, available, -posting.amount);
+  return undefined;
+}
+
+/** Explains why a conditional balance update touched no row. */
+async function diagnose(tx: Tx, platformId: PlatformId, posting: Posting): Promise<Error> {
+  const account = await tx
+    .selectFrom('ledger_accounts')
+    .select(['currency', 'status', 'total_minor', 'held_minor', 'platform_id', 'may_go_negative'])
+    .where('id', '=', posting.accountId)
+    .executeTakeFirst();
+  // Allowed as it stands now: a concurrent move changed it since the update ran; the refusal stands as it was.
+  return refusal(platformId, posting, account) ?? insufficientFunds(posting.accountId, account!.total_minor - account!.held_minor, -posting.amount);
 }
 
 /** Sums postings per account, keeping each account's currency; refuses an entry that does not balance. */
@@ -65,11 +76,8 @@ function netPerAccount(postings: Posting[]): Posting[] {
  * the UPDATE goes with the transaction's next statement, which runs after it (db/pg-client.ts).
  */
 async function moveLocked(tx: Tx, entry: EntryInput, posting: Posting, row: MovedAccount): Promise<MovedAccount> {
-  if (row.platform_id !== entry.platformId) throw new Error(`ledger account ${posting.accountId} does not exist for this platform`);
-  if (row.currency !== posting.currency) throw new Error(`ledger account ${posting.accountId} holds ${row.currency}, not ${posting.currency}`);
-  if (row.status !== 'ACTIVE') throw accountNotActive(posting.accountId, row.status);
-  const available = row.total_minor - row.held_minor;
-  if (posting.amount < 0n && !row.may_go_negative && available + posting.amount < 0n) throw insufficientFunds(posting.accountId, available, -posting.amount);
+  const refused = refusal(entry.platformId, posting, row);
+  if (refused) throw refused;
   const update = tx.updateTable('ledger_accounts').set({ total_minor: sql`total_minor + ${posting.amount}`, updated_at: entry.at }).where('id', '=', posting.accountId);
   await sql`${sql.raw(SENT_WITH_NEXT)}${update}`.execute(tx);
   return { ...row, total_minor: row.total_minor + posting.amount, updated_at: entry.at };
