@@ -4,6 +4,7 @@ import { DomainError } from '../packages/server/src/core/errors.js';
 import type { InternalAccountId, PlatformId } from '../packages/server/src/core/ids.js';
 import { runUnitOfWork, type UnitOfWork } from '../packages/server/src/core/unit-of-work.js';
 import { groupCommitOf, laneIndex } from '../packages/server/src/db/group-commit.js';
+import { commitsWhenWorkReturns } from '../packages/server/src/db/transact.js';
 import { sql } from 'kysely';
 import { OUTSIDE, type Move } from '../packages/server/src/ledger/index.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
@@ -170,8 +171,8 @@ describe('group commit', () => {
     const send = (i: number) => call<Transaction | ApiError>('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externalAccountId }, amount: 700 }, `hot-${i}`);
     const first = await Promise.all(Array.from({ length: 200 }, (_, i) => send(i)));
     const after = group().stats();
-    expect(after.units - before.units).toBeGreaterThanOrEqual(200);
-    expect(after.batches - before.batches).toBeLessThan(after.units - before.units); // some moves shared a commit
+    expect(after.units + after.alone - before.units - before.alone).toBeGreaterThanOrEqual(200);
+    expect(after.batches - before.batches).toBeGreaterThan(0); // some moves shared a commit
     const accepted = first.filter((r) => r.status === 201);
     expect(accepted).toHaveLength(28); // floor(20000 / 700)
     expect(first.filter((r) => r.status !== 201).every((r) => r.status === 400 && (r.body as ApiError).details!.reason === 'INSUFFICIENT_FUNDS')).toBe(true);
@@ -201,5 +202,41 @@ describe('group commit', () => {
     expect(twins.filter((r) => r.replayed)).toHaveLength(1);
     expect(twins[0].body.id).toBe(twins[1].body.id);
     expect((await call<InternalAccount>('GET', `/internal-accounts/${accountId}`)).body.balance.amount).toBe(900);
+  });
+
+  it('a unit alone in its lane is a transaction of its own; a unit that names no lane never joins a batch', async () => {
+    const before = group().stats();
+    // One after the other: each finds its lane idle.
+    expect(await work(async (uow) => commitsWhenWorkReturns(uow.tx), 'lane-solo')).toBe(true);
+    expect(await work(async (uow) => commitsWhenWorkReturns(uow.tx), 'lane-solo')).toBe(true);
+    const solo = group().stats();
+    expect(solo.alone - before.alone).toBe(2);
+    expect(solo.batches).toBe(before.batches);
+    // Together: one batch, whose units run in savepoints of the batch's transaction.
+    expect(await Promise.all([1, 2, 3].map(() => work(async (uow) => commitsWhenWorkReturns(uow.tx), 'lane-solo')))).toEqual([false, false, false]);
+    const together = group().stats();
+    expect(together.batches - solo.batches).toBe(1);
+    expect(together.units - solo.units).toBe(3);
+    // No lane: neither a batch nor counted alone, however many arrive at once.
+    expect(await Promise.all([1, 2, 3].map(() => work(async (uow) => commitsWhenWorkReturns(uow.tx))))).toEqual([true, true, true]);
+    expect(group().stats()).toEqual(together);
+  });
+
+  it('a quote to a UMA address, which waits on the receiver\'s VASP, never joins a batch', async () => {
+    const { accountId } = await fundedAccountWithBank('Uma Sender', 10_000);
+    const before = group().stats();
+    const quotes = await Promise.all(
+      [1, 2].map(() =>
+        call<{ status: string }>('POST', '/quotes', {
+          source: { sourceType: 'ACCOUNT', accountId },
+          destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.usd@sandbox.grid.uma.money', currency: 'USD' },
+          lockedCurrencySide: 'SENDING',
+          lockedCurrencyAmount: 1_000,
+          senderCustomerInfo: { FULL_NAME: 'Uma Sender' },
+        }),
+      ),
+    );
+    expect(quotes.map((q) => [q.status, q.body.status]), JSON.stringify(quotes.map((q) => q.body))).toEqual([[201, 'PENDING'], [201, 'PENDING']]);
+    expect(group().stats()).toEqual(before);
   });
 });

@@ -140,11 +140,11 @@ function rateLimitSetting(env: NodeJS.ProcessEnv, mode: Mode): RateLimit | undef
   return { perSecond, burst };
 }
 
-/** MONETA_COALESCE_WRITES: on or off (the default); the test harness reads it too. */
+/** MONETA_COALESCE_WRITES: on (the default) or off; the test harness reads it too. */
 export function coalesceWritesSetting(env: NodeJS.ProcessEnv = process.env): boolean {
   const raw = (env.MONETA_COALESCE_WRITES ?? '').trim().toLowerCase();
-  if (raw === '' || raw === 'off' || raw === 'false') return false;
-  if (raw === 'on' || raw === 'true') return true;
+  if (raw === 'off' || raw === 'false') return false;
+  if (raw === '' || raw === 'on' || raw === 'true') return true;
   throw new ConfigError(`MONETA_COALESCE_WRITES must be "on" or "off", got "${env.MONETA_COALESCE_WRITES}"`);
 }
 

@@ -107,9 +107,9 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
 }
 
 /**
- * Runs `work` as one unit of work: all of it commits, events included, or none. With group commit
- * on (db/group-commit.ts) it may share its transaction and COMMIT with others, in a savepoint, in
- * the batches of `lane` when named.
+ * Runs `work` as one unit of work: all of it commits, events included, or none. With a `lane` and
+ * group commit on (db/group-commit.ts) it may share its transaction and COMMIT with others of that
+ * lane, in a savepoint.
  */
 export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfWork) => Promise<T>, { lane }: { lane?: string } = {}): Promise<T> {
   return transact(
@@ -120,6 +120,6 @@ export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfW
       await complete([], { thenCommit: true });
       return result;
     },
-    { coalesce: true, lane },
+    { lane },
   );
 }

@@ -36,8 +36,8 @@ export interface OpenOptions {
   /** Named prepared statements on PostgreSQL (default true; off behind a transaction-pooling proxy). */
   preparedStatements?: boolean;
   /**
-   * Group commit (db/group-commit.ts): API units of work that arrive together share one
-   * transaction and one COMMIT, each in its own savepoint. MONETA_COALESCE_WRITES; default off.
+   * Group commit (db/group-commit.ts): money moves that arrive together in one lane share one
+   * transaction and one COMMIT, each in its own savepoint. MONETA_COALESCE_WRITES; default on.
    */
   coalesceWrites?: boolean;
 }

@@ -6,12 +6,15 @@ import { takeWakeMarks, wakeupsOf } from './wake.js';
 /**
  * Group commit: units of work that arrive together share one transaction and one COMMIT (one WAL
  * flush on PostgreSQL) instead of one each, and the row lock of a hot account is taken once per
- * batch instead of once per move. `transact(db, work, { coalesce: true })` comes here when the
- * database was opened with `coalesceWrites` (MONETA_COALESCE_WRITES=on).
+ * batch instead of once per move. `transact(db, work, { lane })` comes here when the database was
+ * opened with `coalesceWrites` (MONETA_COALESCE_WRITES=on); only money moves name a lane, and a unit
+ * that names none runs in a transaction of its own.
  *
  * - Forming: a unit that arrives while no batch is executing starts one at the next turn of the
  *   event loop (so units that arrived in the same turn go together); units that arrive while a
- *   batch executes wait and form the next one. No timer: the window is the previous batch.
+ *   batch executes wait and form the next one. No timer: the window is the previous batch. A batch
+ *   of one unit is a transaction of its own (`alone`): no savepoint, its BEGIN sent with its first
+ *   statement and its COMMIT with its last, as without group commit.
  * - Bounded: at most MAX_UNITS units per batch (each a subtransaction, see below), and at most
  *   MAX_COMMITTING batches whose COMMIT is still in flight (the next batch executes while the
  *   previous one commits: it waits for that commit only where it touches the same rows).
@@ -28,10 +31,10 @@ import { takeWakeMarks, wakeupsOf } from './wake.js';
  *   caller gets that error (503) as a single transaction's caller would.
  * - A crash keeps the batch whole or loses it whole: it is one transaction.
  * - Lanes: on PostgreSQL several batches execute at once, one per lane, each on its own connection
- *   (on PGlite, with its one connection, there is one lane). A unit that names a lane (the account
- *   a money move debits or credits, `TransactOptions.lane`) always joins that lane's batches, so
- *   the moves of one hot account queue behind each other in one batch instead of every lane waiting
- *   on that account's row lock; a unit that names none joins the least busy lane. Lanes only
+ *   (on PGlite, with its one connection, there is one lane). A unit's lane name (the account a
+ *   money move debits or credits, `TransactOptions.lane`) always maps to the same lane, so the
+ *   moves of one hot account queue behind each other in one batch instead of every lane waiting
+ *   on that account's row lock. Lanes only
  *   spread the work: units of different lanes that do touch the same rows wait on each other's row
  *   locks as separate transactions would, and a deadlock between two lanes costs its victim unit a
  *   run alone after its batch (a retryable conflict, as above).
@@ -53,14 +56,17 @@ interface Unit {
 type Outcome = { kind: 'done'; value: unknown } | { kind: 'failed'; error: unknown } | { kind: 'again' };
 
 export interface GroupCommitStats {
+  /** Batches of more than one unit, and the units they held. */
   batches: number;
   units: number;
   largestBatch: number;
+  /** Units that arrived to an idle lane and ran as a transaction of their own. */
+  alone: number;
 }
 
 export interface GroupCommit {
-  /** Runs `work` in the next batch of `lane`'s lane (the least busy one when no lane is named). */
-  run<T>(work: (tx: Tx) => Promise<T>, lane?: string): Promise<T>;
+  /** Runs `work` in the next batch of `lane`'s lane. */
+  run<T>(work: (tx: Tx) => Promise<T>, lane: string): Promise<T>;
   stats(): GroupCommitStats;
   /** How many lanes execute batches at once. */
   readonly lanes: number;
@@ -68,8 +74,6 @@ export interface GroupCommit {
 
 interface Lane {
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
-  /** Units waiting or executing in this lane. */
-  load(): number;
   stats(): GroupCommitStats;
 }
 
@@ -99,34 +103,37 @@ export function laneIndex(lane: string, lanes: number): number {
 }
 
 function createGroupCommit(lanes: Lane[]): GroupCommit {
-  function leastBusy(): Lane {
-    let best = lanes[0]!;
-    for (const lane of lanes) if (lane.load() < best.load()) best = lane;
-    return best;
-  }
   return {
     lanes: lanes.length,
-    run: (work, lane) => (lane === undefined ? leastBusy() : lanes[laneIndex(lane, lanes.length)]!).run(work),
+    run: (work, lane) => lanes[laneIndex(lane, lanes.length)]!.run(work),
     stats: () =>
-      lanes.map((lane) => lane.stats()).reduce((sum, one) => ({ batches: sum.batches + one.batches, units: sum.units + one.units, largestBatch: Math.max(sum.largestBatch, one.largestBatch) })),
+      lanes
+        .map((lane) => lane.stats())
+        .reduce((sum, one) => ({ batches: sum.batches + one.batches, units: sum.units + one.units, largestBatch: Math.max(sum.largestBatch, one.largestBatch), alone: sum.alone + one.alone })),
   };
 }
 
 /** One lane: batches one after another, the next executing while the previous commits. `alone` runs one unit in a transaction of its own (transact without coalescing). */
 function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>): Lane {
   const waiting: Unit[] = [];
-  let executingUnits = 0;
   let executing = false;
   let committing = 0;
   const commitDone: (() => void)[] = [];
-  const counted: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0 };
+  const counted: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0, alone: 0 };
 
   function settleAlone(unit: Unit): void {
     alone(unit.work).then(unit.resolve, unit.reject);
   }
 
-  /** Runs one batch; resolves `executed` when its units have run (its COMMIT may still be in flight). */
+  /** Runs one batch; calls `executed` when its units have run (its COMMIT may still be in flight). */
   async function runBatch(batch: Unit[], executed: () => void): Promise<void> {
+    if (batch.length === 1) {
+      // Nothing to share: a transaction of its own is a savepoint and a round trip cheaper.
+      const unit = batch[0]!;
+      await alone(unit.work).then(unit.resolve, unit.reject);
+      executed();
+      return;
+    }
     const outcomes: Outcome[] = [];
     let current: Tx | undefined;
     try {
@@ -171,19 +178,16 @@ function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<
         continue;
       }
       const batch = waiting.splice(0, MAX_UNITS);
-      executingUnits += batch.length;
-      counted.batches++;
-      counted.units += batch.length;
-      counted.largestBatch = Math.max(counted.largestBatch, batch.length);
+      if (batch.length === 1) counted.alone++;
+      else {
+        counted.batches++;
+        counted.units += batch.length;
+        counted.largestBatch = Math.max(counted.largestBatch, batch.length);
+      }
       committing++;
       await new Promise<void>((resolve) => {
-        let counting = true;
-        const executed = () => {
-          // Called again when the COMMIT fails after the units ran.
-          if (counting) executingUnits -= batch.length;
-          counting = false;
-          resolve();
-        };
+        // Called twice when the COMMIT fails after the units ran; the second call changes nothing.
+        const executed = () => resolve();
         runBatch(batch, executed)
           .catch((error: unknown) => {
             for (const unit of batch) unit.reject(error);
@@ -207,7 +211,6 @@ function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<
         }
       });
     },
-    load: () => waiting.length + executingUnits,
     stats: () => ({ ...counted }),
   };
 }

@@ -6,14 +6,11 @@ import { groupCommitOf } from './group-commit.js';
 
 export interface TransactOptions {
   /**
-   * May share its transaction and COMMIT with other units that arrive together, each in its own
-   * savepoint (db/group-commit.ts), when the database has group commit on; otherwise ignored. For
-   * short units of work that neither hold the connection for long nor open another transaction.
-   */
-  coalesce?: boolean;
-  /**
-   * With `coalesce`: the lane whose batches the unit joins (db/group-commit.ts), such as the account
-   * a money move locks; units naming the same lane never wait on each other across batches.
+   * The group-commit lane whose batches the unit may join (db/group-commit.ts) when the database has
+   * group commit on, such as the account a money move locks: units naming the same lane never wait
+   * on each other across batches. Without one the unit runs in a transaction of its own. Only for
+   * short units that neither wait on anything but the database nor open another transaction: a unit
+   * in a batch holds back every unit after it.
    */
   lane?: string | undefined;
 }
@@ -41,8 +38,8 @@ const MAX_RUNS = 5;
  * After the commit it fires the wake-ups the transaction marked (db/wake.ts), and only then.
  */
 export async function transact<T>(db: Db, work: (tx: Tx) => Promise<T>, options: TransactOptions = {}): Promise<T> {
-  const group = options.coalesce ? groupCommitOf(db) : undefined;
-  if (group) return group.run(work, options.lane);
+  const group = options.lane === undefined ? undefined : groupCommitOf(db);
+  if (group) return group.run(work, options.lane as string);
   return transactAlone(db, work);
 }
 

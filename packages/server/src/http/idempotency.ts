@@ -138,7 +138,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       // The answer is stored by the unit of work's last statement, with its events.
       await complete(key === undefined ? [] : [storing(tx, scope, key, answer)], { thenCommit: true });
       return { replayed: false, ...answer };
-    }, { coalesce: true, lane: route.lane?.(request) });
+    }, { lane: route.lane?.(request) });
   }
 
   /** Work that must not hold a transaction open: the key is claimed and committed first, the response stored after. */

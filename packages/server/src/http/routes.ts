@@ -38,7 +38,9 @@ export interface RouteSpec<S extends FastifySchema> {
   /**
    * For a change that moves money: the account it locks, read from the request (a path parameter,
    * a body field), so that with group commit on the moves of one account share batches
-   * (db/group-commit.ts, lanes). Only the speed depends on it, never the outcome.
+   * (db/group-commit.ts, lanes). Only the speed depends on it, never the outcome. A request without
+   * one runs in a transaction of its own, as must one that waits on another server (a batch's unit
+   * holds back every unit after it).
    */
   lane?(this: void, request: ApiRequest<S>): string | undefined;
 }

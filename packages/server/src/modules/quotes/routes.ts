@@ -53,8 +53,9 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         // A UMA_ADDRESS destination: the receiver's VASP is looked up and asked (the uma module).
         ...UMA_PAY_ERRORS,
       ],
-      // An immediately executed quote debits its source account.
-      lane: (req) => req.body.source.accountId,
+      // An immediately executed quote debits its source account. A UMA destination waits on the
+      // receiver's VASP: alone, never in a batch.
+      lane: (req) => (req.body.destination.destinationType === 'UMA_ADDRESS' ? undefined : req.body.source.accountId),
     },
     (uow, req) => quotes.create(uow, req.body),
   );
@@ -91,6 +92,9 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         response: { 200: Quote },
       },
       errors: [...executable, fundedInRealTime, signatureMissing, signatureMalformed, signatureInvalid],
+      // The account it debits is known only once the quote is read: the quote's id spreads
+      // executions over the lanes (a UMA quote settles later, in a job).
+      lane: (req) => req.params.quoteId,
     },
     (uow, req) => quotes.execute(uow, req.params.quoteId, { signature: walletSignatureOf(req.headers).signature }),
   );
