@@ -110,6 +110,33 @@ describe('group commit', () => {
     expect(await reconcile(t.database.db)).toEqual([]);
   });
 
+  it('a unit whose last statement, sent with the next unit\'s first, fails: the batch is lost and each unit runs again alone; only that unit fails', async () => {
+    const account = await freshAccount();
+    await move(OUTSIDE, account, 100n);
+    let runsOfFirst = 0;
+    const before = group().stats();
+    const outcomes = await Promise.allSettled([
+      work(async (uow) => {
+        runsOfFirst++;
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 10n));
+      }, account),
+      work(async (uow) => {
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 20n));
+        // Written with the unit's last statement: a platform that already exists (primary key).
+        uow.later(uow.tx.insertInto('platforms').values({ id: platformId, name: 'Duplicate', config: JSON.stringify({}), created_at: new Date(), updated_at: new Date() }));
+      }, account),
+      work(async (uow) => t.container.ledger.book(uow, { kind: 'TEST' }, between(account, OUTSIDE, 30n)), account),
+    ]);
+    expect(group().stats().batches - before.batches).toBe(1);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });
+    expect(await balanceOf(account)).toBe(60n);
+    // On PostgreSQL the failure is known only in the next unit's round trip: the batch ran, was
+    // lost, and its units ran again; on PGlite (no wire, nothing held) it fails in its own savepoint.
+    expect(runsOfFirst).toBe(POSTGRES ? 2 : 1);
+    expect(await reconcile(t.database.db)).toEqual([]);
+  });
+
   it('has one lane on PGlite (one connection) and several on PostgreSQL; a lane name always maps to the same lane', () => {
     expect(group().lanes).toBe(t.database.kind === 'pglite' ? 1 : 4);
     expect(laneIndex('InternalAccount:0190a', 4)).toBe(laneIndex('InternalAccount:0190a', 4));

@@ -1,7 +1,7 @@
 import { sql, type Compilable } from 'kysely';
 import type { Db, Tx } from '../db/schema.js';
 import { eventsInsert } from './outbox.js';
-import { commitsWhenWorkReturns, transact } from '../db/transact.js';
+import { transact } from '../db/transact.js';
 import { SENT_WITH_NEXT } from '../db/pg-client.js';
 import type { EventCatalogue, EventType, PendingEvent } from './events.js';
 import type { AgentId, ApiTokenId, CustomerId, JobId, PlatformId } from './ids.js';
@@ -54,8 +54,10 @@ export interface OpenedUnitOfWork {
    * Runs the before-commit hooks, then sends the queued writes, the events and `last` (the
    * caller's own final writes, such as the idempotent answer) in one statement; call it last
    * inside the transaction. With `thenCommit` (the caller returns from the transaction's work right
-   * after), that statement goes with the COMMIT in one round trip where the transaction is one of
-   * its own; its failure is then the COMMIT's, and rolls the transaction back all the same.
+   * after), that statement is not waited for: in a transaction of its own it goes with the COMMIT,
+   * whose failure it then is, rolling the transaction back all the same; in a group-commit batch it
+   * goes with the next unit's first statement (or the batch's COMMIT), and its failure loses the
+   * batch, whose units then run again, each alone (db/group-commit.ts).
    */
   complete: (last?: readonly DeferredWrite[], options?: { thenCommit?: boolean }) => Promise<void>;
 }
@@ -64,10 +66,11 @@ export interface OpenedUnitOfWork {
  * Sends writes as one statement: each becomes a data-modifying CTE of `WITH w0 AS (…), w1 AS (…)
  * SELECT 1` (PostgreSQL runs them all; foreign keys between them are checked at its end).
  */
-export async function sendTogether(tx: Tx, writes: readonly DeferredWrite[], { withCommit = false }: { withCommit?: boolean } = {}): Promise<void> {
+export async function sendTogether(tx: Tx, writes: readonly DeferredWrite[], { withNext = false }: { withNext?: boolean } = {}): Promise<void> {
   if (writes.length === 0) return;
-  // The connection holds a statement so marked and sends it with the COMMIT (db/pg-client.ts; on PGlite a comment).
-  const mark = sql.raw(withCommit ? SENT_WITH_NEXT : '');
+  // The connection holds a statement so marked and sends it with the next one, the COMMIT or the
+  // next unit's first (db/pg-client.ts; on PGlite a comment).
+  const mark = sql.raw(withNext ? SENT_WITH_NEXT : '');
   if (writes.length === 1) {
     await sql`${mark}${writes[0]!}`.execute(tx);
     return;
@@ -101,7 +104,7 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
       for (const hook of hooks.values()) await hook();
       hooks.clear();
       const insertEvents = eventsInsert(tx, scope.platformId, scope.now, events.splice(0));
-      await sendTogether(tx, [...queued.splice(0), ...(insertEvents ? [insertEvents.write] : []), ...last], { withCommit: thenCommit && commitsWhenWorkReturns(tx) });
+      await sendTogether(tx, [...queued.splice(0), ...(insertEvents ? [insertEvents.write] : []), ...last], { withNext: thenCommit });
     },
   };
 }

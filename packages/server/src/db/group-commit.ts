@@ -1,4 +1,4 @@
-import { isConnectionLoss, isRetryableConflict } from '../lib/db-errors.js';
+import { isConnectionLoss, isRetryableConflict, isTransactionAborted } from '../lib/db-errors.js';
 import { inSavepoint } from './savepoint.js';
 import type { Db, Tx } from './schema.js';
 import { takeWakeMarks, wakeupsOf } from './wake.js';
@@ -143,7 +143,9 @@ function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<
           try {
             outcomes.push({ kind: 'done', value: await inSavepoint(tx, () => unit.work(tx), { release: false }) });
           } catch (error) {
-            if (isConnectionLoss(error)) throw error;
+            // A failure its savepoint could not undo (a held statement of the unit before failed
+            // in this unit's first round trip): the batch is lost, and every unit runs alone.
+            if (isConnectionLoss(error) || isTransactionAborted(error)) throw error;
             outcomes.push(isRetryableConflict(error) ? { kind: 'again' } : { kind: 'failed', error });
           }
         }

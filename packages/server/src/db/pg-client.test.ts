@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SENT_WITH_NEXT, tuneClient } from './pg-client.js';
+import { CommitRolledBack, SENT_WITH_NEXT, tuneClient } from './pg-client.js';
 import { sendPipelined, SkippedInPipeline } from './pipeline.js';
 
 /**
@@ -137,6 +137,22 @@ describe.runIf(process.env.DATABASE_URL)('pg connections: BEGIN with the first s
       expect((await client.query('SELECT $1::int AS n', [3])).rows).toEqual([{ n: 3 }]);
     });
     expect(await count('before-failure')).toBe(0);
+  });
+
+  it('a COMMIT that PostgreSQL answers ROLLBACK (a failed statement was caught and the work went on) rejects: nothing was made', async () => {
+    await counting(async (client) => {
+      await client.query('begin', []);
+      await client.query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['before-caught', 1]);
+      await expect(client.query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['taken', 2])).rejects.toMatchObject({ code: '23505' });
+      await expect(client.query('commit', [])).rejects.toBeInstanceOf(CommitRolledBack);
+      await client.query('rollback', []);
+      // A COMMIT that did commit answers as before.
+      await client.query('begin', []);
+      await client.query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['after-caught', 1]);
+      expect((await client.query('commit', [])).command).toBe('COMMIT');
+    });
+    expect(await count('before-caught')).toBe(0);
+    expect(await count('after-caught')).toBe(1);
   });
 
   it('a statement held for the COMMIT is dropped by a ROLLBACK, and one alone with its BEGIN goes in one round trip', async () => {

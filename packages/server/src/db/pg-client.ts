@@ -24,6 +24,20 @@ const pipelinable = (config: QueryConfig): boolean =>
 /** BEGIN or SAVEPOINT: what may wait for the statement after it. */
 const isOpener = (config: QueryConfig): boolean => BEGIN.test(config.text) || SAVEPOINT.test(config.text);
 
+/**
+ * A COMMIT that PostgreSQL answered ROLLBACK: the transaction had failed (a statement's error was
+ * caught and the work went on), so nothing of it was made. PostgreSQL says so only by the command
+ * tag, which Kysely does not read; without this a caller would report a success that never
+ * committed. SQLSTATE 25P02, in_failed_sql_transaction, is what the statement after the failure
+ * would have answered.
+ */
+export class CommitRolledBack extends Error {
+  readonly code = '25P02';
+  constructor() {
+    super('COMMIT rolled back: the transaction had failed, nothing of it was made');
+  }
+}
+
 function answered(command: string): Promise<pg.QueryResult> {
   return Promise.resolve({ command, rowCount: null, oid: 0, rows: [], fields: [] });
 }
@@ -170,7 +184,12 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
         }
         const ended = send({ text: config, values: [] });
         begun = false;
-        return ended;
+        return rollingBack
+          ? ended
+          : ended.then((result) => {
+              if (result.command === 'ROLLBACK') throw new CommitRolledBack();
+              return result;
+            });
       }
     }
     const statement = names ? names.configOf(config, parameters) : { text: config, values: parameters };

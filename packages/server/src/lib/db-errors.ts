@@ -13,6 +13,16 @@ export function isRetryableConflict(error: unknown): boolean {
 }
 
 /**
+ * True when a statement was refused because its transaction had already failed (25P02,
+ * in_failed_sql_transaction) or the savepoint to go back to was never made (3B001): an earlier
+ * failure was not rolled back to a savepoint, and nothing more of the transaction can run or commit.
+ */
+export function isTransactionAborted(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === '25P02' || code === '3B001';
+}
+
+/**
  * PostgreSQL refusing a prepared statement whose tables changed shape under it (0A000 "cached plan
  * must not change result type", after a migration by a newer release): the connection prepares its
  * statements afresh (db/prepared-statements.ts) and the transaction may run again.
