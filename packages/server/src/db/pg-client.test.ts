@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommitRolledBack, SENT_WITH_NEXT, tuneClient } from './pg-client.js';
+import { ANSWERED_WITH_NEXT, CommitRolledBack, readTicket, SENT_WITH_NEXT, tuneClient } from './pg-client.js';
 import { sendPipelined, SkippedInPipeline } from './pipeline.js';
 
 /**
@@ -203,6 +203,61 @@ describe.runIf(process.env.DATABASE_URL)('pg connections: BEGIN with the first s
       await client.query('commit', []);
     });
     expect((await count('sp2-kept')) + (await count('sp2-after'))).toBe(2);
+  });
+
+  /** A read marked to be answered with the next statement, and its rows once they come. */
+  function heldRead(client: pg.PoolClient, text: string, values: unknown[]) {
+    const { ticket, rows, held } = readTicket();
+    const answered = client.query(`${ANSWERED_WITH_NEXT}${ticket} */ ${text}`, values);
+    return { answered, rows, held };
+  }
+
+  it('a read answered with the next statement: answered at once, then both travel in one round trip, each with its own rows', async () => {
+    await admin.query(`INSERT INTO ${schema}.things VALUES ('read-a', 7), ('read-b', 8)`);
+    const { result, roundTrips } = await counting(async (client) => {
+      await client.query('begin', []);
+      const a = heldRead(client, 'SELECT amount FROM things WHERE id = $1', ['read-a']);
+      expect((await a.answered).rows).toEqual([]); // at once, nothing sent
+      expect(a.held()).toBe(true);
+      const b = await client.query('SELECT amount FROM things WHERE id = $1', ['read-b']);
+      const rows = [(await a.rows).rows, b.rows];
+      await client.query('commit', []);
+      return rows;
+    });
+    expect(result).toEqual([[{ amount: 7n }], [{ amount: 8n }]]);
+    expect(roundTrips).toBe(2); // BEGIN with both reads; the COMMIT
+  });
+
+  it('a read answered with the next statement goes alone at the end of the turn when nothing follows; a failing one fails the next statement too', async () => {
+    await admin.query(`INSERT INTO ${schema}.things VALUES ('read-alone', 5)`);
+    const { roundTrips } = await counting(async (client) => {
+      await client.query('begin', []);
+      const a = heldRead(client, 'SELECT amount FROM things WHERE id = $1', ['read-alone']);
+      await a.answered;
+      expect((await a.rows).rows).toEqual([{ amount: 5n }]);
+      await client.query('commit', []);
+    });
+    expect(roundTrips).toBe(2);
+    await counting(async (client) => {
+      await client.query('begin', []);
+      const bad = heldRead(client, 'SELECT amount / $1 FROM things WHERE id = $2', [0, 'read-alone']);
+      await bad.answered;
+      const next = client.query('SELECT $1::int AS n', [1]);
+      await expect(bad.rows).rejects.toMatchObject({ code: '22012' });
+      await expect(next).rejects.toMatchObject({ code: '22012' });
+      await client.query('rollback', []);
+    });
+  });
+
+  it('a read answered with the next statement that a ROLLBACK drops unsent is refused, never left waiting', async () => {
+    await counting(async (client) => {
+      await client.query('begin', []);
+      await client.query('SELECT 1 AS one WHERE $1::int = 1', [1]);
+      const a = heldRead(client, 'SELECT amount FROM things WHERE id = $1', ['read-a']);
+      await a.answered;
+      await client.query('rollback', []);
+      await expect(a.rows).rejects.toThrow('rolled back');
+    });
   });
 
   it('a held statement runs before the next one, which sees it, in the same round trip; its failure is reported by the next one', async () => {

@@ -17,6 +17,36 @@ const END_SAVEPOINT = /^\s*(release\s+savepoint|rollback\s+to\s+savepoint)\s+(\w
  */
 export const SENT_WITH_NEXT = '/* sent with the next statement */ ';
 
+/**
+ * What a read inside a transaction starts with (then its ticket, `r<n>`, and the comment's end) when it may
+ * travel with the transaction's next statement: the connection answers it at once with no rows (so
+ * Kysely, which runs a transaction's statements one after another, goes on to the next) and sends it
+ * in front of that statement; its rows go to whoever holds the ticket. Held until the end of the
+ * turn of the event loop at most, then sent alone. Use it through `db/read-with-next.ts`.
+ */
+export const ANSWERED_WITH_NEXT = '/* answered with the next statement ';
+const TICKETED = /^\/\* answered with the next statement (r\d+) \*\/ /;
+
+interface HeldRead {
+  resolve: (result: pg.QueryResult) => void;
+  reject: (error: unknown) => void;
+  /** Set when a connection took the read to send later (on PGlite nobody does: it simply ran). */
+  held: boolean;
+}
+const heldReads = new Map<string, HeldRead>();
+let tickets = 0;
+
+/** A ticket for a read marked ANSWERED_WITH_NEXT, and the rows it will be answered with if a connection holds it. */
+export function readTicket(): { ticket: string; rows: Promise<pg.QueryResult>; held: () => boolean; forget: () => void } {
+  const ticket = `r${++tickets}`;
+  let entry!: HeldRead;
+  const rows = new Promise<pg.QueryResult>((resolve, reject) => (entry = { resolve, reject, held: false }));
+  // Refused before its holder awaits it (a rollback dropped it): never an unhandled rejection.
+  rows.catch(() => undefined);
+  heldReads.set(ticket, entry);
+  return { ticket, rows, held: () => entry.held, forget: () => void heldReads.delete(ticket) };
+}
+
 /** A statement a pipeline can carry: one with parameters (surely one statement), or a transaction-control one. */
 const pipelinable = (config: QueryConfig): boolean =>
   (config.values?.length ?? 0) > 0 || COMMIT.test(config.text) || SAVEPOINT.test(config.text) || END_SAVEPOINT.test(config.text);
@@ -97,8 +127,10 @@ function writeEachMessageBatchOnce(client: pg.PoolClient): void {
 export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: boolean }): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<pg.QueryResult>;
   const names = prepared ? statementNames() : undefined;
-  /** Statements accepted but not sent yet: a BEGIN, savepoints, statements marked SENT_WITH_NEXT. */
+  /** Statements accepted but not sent yet: a BEGIN, savepoints, statements marked SENT_WITH_NEXT or ANSWERED_WITH_NEXT. */
   let waiting: QueryConfig[] = [];
+  /** The waiting ANSWERED_WITH_NEXT reads' holders, answered when the read is sent and answered. */
+  const readers = new Map<QueryConfig, HeldRead>();
   /** Whether the open transaction's BEGIN has been sent. */
   let begun = false;
 
@@ -114,17 +146,40 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
     return earlier;
   }
 
+  /** Answers the held reads among `sent` with their own rows, or the first failure before them. */
+  function answerReaders(sent: readonly QueryConfig[], results: readonly Promise<pg.QueryResult>[]): void {
+    sent.forEach((config, i) => {
+      const reader = readers.get(config);
+      if (!reader) return;
+      readers.delete(config);
+      after(results.slice(0, i), results[i]!).then(reader.resolve, reader.reject);
+    });
+  }
+
+  /** Refuses the held reads a rollback dropped unsent (their caller would otherwise wait forever). */
+  function refuseDropped(kept: readonly QueryConfig[]): void {
+    for (const [config, reader] of readers) {
+      if (kept.includes(config)) continue;
+      readers.delete(config);
+      reader.reject(new Error('Not sent: the transaction rolled back before it'));
+    }
+  }
+
   /** Sends what waits, in one round trip. */
   function sendWaiting(): Promise<pg.QueryResult>[] {
     const earlier = takeWaiting();
-    return earlier.length <= 1 ? earlier.map(sendOne) : sendPipelined(client, earlier);
+    const results = earlier.length <= 1 ? earlier.map(sendOne) : sendPipelined(client, earlier);
+    answerReaders(earlier, results);
+    return results;
   }
 
   /** Sends what waits and then `config`, in the same round trip when `config` can go in a pipeline. */
   function send(config: QueryConfig): Promise<pg.QueryResult> {
     let result: Promise<pg.QueryResult>;
     if (waiting.length > 0 && pipelinable(config)) {
-      const results = sendPipelined(client, [...takeWaiting(), config]);
+      const earlier = takeWaiting();
+      const results = sendPipelined(client, [...earlier, config]);
+      answerReaders(earlier, results);
       result = after(results.slice(0, -1), results.at(-1)!);
     } else {
       // A statement without parameters may be several (a migration's script), which the extended
@@ -165,9 +220,11 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
           // sent undoes everything still waiting, which was asked for after it.
           if (opened >= 0) {
             waiting = waiting.slice(0, opened);
+            refuseDropped(waiting);
             return answered('ROLLBACK');
           }
           waiting = waiting.filter((c) => BEGIN.test(c.text));
+          refuseDropped(waiting);
         } else if (opened >= 0 && opened === waiting.length - 1) {
           // Nothing ran since the savepoint was asked for: neither needs to be sent.
           waiting.pop();
@@ -180,6 +237,7 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
         if (rollingBack || waiting.every(isOpener)) {
           // What waits would be undone, or is only BEGIN and savepoints.
           waiting = [];
+          refuseDropped(waiting);
           if (neverBegun) return answered(rollingBack ? 'ROLLBACK' : 'COMMIT');
         }
         const ended = send({ text: config, values: [] });
@@ -191,6 +249,24 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
               return result;
             });
       }
+    }
+    const ticketed = config.startsWith(ANSWERED_WITH_NEXT) ? TICKETED.exec(config) : null;
+    if (ticketed) {
+      // Named by its text without the ticket, so that it is prepared once.
+      const untold = config.slice(ticketed[0].length);
+      const read = names ? names.configOf(untold, parameters) : { text: untold, values: parameters };
+      const reader = heldReads.get(ticketed[1]!);
+      // Outside a transaction there is no next statement of its own to go with.
+      if (!reader || !(begun || waiting.length > 0)) return send(read);
+      heldReads.delete(ticketed[1]!);
+      reader.held = true;
+      waiting.push(read);
+      readers.set(read, reader);
+      // Nothing followed it in this turn: it goes alone (with whatever waits before it).
+      process.nextTick(() => {
+        if (readers.has(read)) for (const result of sendWaiting()) result.catch(() => undefined);
+      });
+      return answered('SELECT');
     }
     const statement = names ? names.configOf(config, parameters) : { text: config, values: parameters };
     if (config.startsWith(SENT_WITH_NEXT) && (begun || waiting.length > 0)) {

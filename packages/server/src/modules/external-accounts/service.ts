@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db, Executor } from '../../db/schema.js';
+import type { Db, Executor, Tx } from '../../db/schema.js';
+import { readWithNext } from '../../db/read-with-next.js';
 import type { ExternalAccountsTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
@@ -160,12 +161,17 @@ export function createExternalAccountService({ db, customers, gates }: { db: Db;
     return { accountType, info, fingerprint: sha256Hex(`${rule.fingerprintName ?? accountType}|${input.currency}|${identity}`) };
   }
 
-  async function load(executor: Executor, platformId: PlatformId, id: ExternalAccountId, owner: AccountOwner): Promise<ExternalAccountRow> {
-    let query = executor.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null);
-    query = owner === 'customer' ? query.where('customer_id', 'is not', null) : query.where('customer_id', 'is', null);
-    const row = await query.executeTakeFirst();
-    if (!row) throw externalAccountNotFound();
+  const byId = (executor: Executor, platformId: PlatformId, id: ExternalAccountId) =>
+    executor.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null);
+
+  /** The row, if `owner` holds it: a customer's account where the platform's is asked for (or the reverse) is simply not found. */
+  function ownedBy(row: ExternalAccountRow | undefined, owner: AccountOwner): ExternalAccountRow {
+    if (!row || (row.customer_id !== null) !== (owner === 'customer')) throw externalAccountNotFound();
     return row;
+  }
+
+  async function load(executor: Executor, platformId: PlatformId, id: ExternalAccountId, owner: AccountOwner): Promise<ExternalAccountRow> {
+    return ownedBy(await byId(executor, platformId, id).executeTakeFirst(), owner);
   }
 
   return {
@@ -217,6 +223,13 @@ export function createExternalAccountService({ db, customers, gates }: { db: Db;
     },
 
     load,
+    ownedBy,
+    /**
+     * The account's row (or undefined), read in one round trip with the transaction's next
+     * statement (db/read-with-next.ts): start it, start that statement, then await it and pass the
+     * row to `ownedBy`.
+     */
+    findWithNext: async (tx: Tx, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> => (await readWithNext(tx, byId(tx, platformId, id)))[0],
 
     /** A live external account of the platform, whoever owns it; undefined when there is none. */
     async findAny(executor: Executor, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> {

@@ -1,5 +1,5 @@
 import { walletSignatureRequired } from '../signatures/errors.js';
-import type { AccountId, InternalAccountId } from '../../core/ids.js';
+import type { AccountId, ExternalAccountId, InternalAccountId } from '../../core/ids.js';
 import { hasPrefix } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
@@ -86,7 +86,10 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     const internalId = outgoing ? request.sourceAccountId : request.destinationAccountId;
     const otherId = outgoing ? request.destinationAccountId : request.sourceAccountId;
     // An external account's id where the internal account belongs is simply not found. The account
-    // money leaves is read as the account a move will change (ledger.internalAccountToMove).
+    // money leaves is read as the account a move will change (ledger.internalAccountToMove); an
+    // external other side is read in the same round trip, and checked once the internal one passed.
+    const externalRow = hasPrefix('InternalAccount', otherId) ? undefined : externalAccounts.findWithNext(uow.tx, uow.platformId, otherId as ExternalAccountId);
+    externalRow?.catch(() => undefined);
     const internal = outgoing ? await ledger.internalAccountToMove(uow, internalId as InternalAccountId) : await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
     refuseUnlessReady(internal.customer_id, internal.holder_status, internal.holder_deleted_at);
     if (outgoing && internal.account_type === 'EMBEDDED_WALLET') throw walletSignatureRequired('source.accountId');
@@ -110,7 +113,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
 
     if (requested === undefined) throw amountRequired();
     const amount = requested;
-    const external = await externalAccounts.load(uow.tx, uow.platformId, otherId, internal.customer_id ? 'customer' : 'platform');
+    const external = externalAccounts.ownedBy(await externalRow, internal.customer_id ? 'customer' : 'platform');
     if (external.customer_id !== internal.customer_id) throw invalidReceiver('The external account must belong to the owner of the internal account');
     if (outgoing) externalAccounts.requireProven(external);
     sameCurrency(internal.currency, external.currency);
