@@ -107,6 +107,32 @@ function writeEachMessageBatchOnce(client: pg.PoolClient): void {
   };
 }
 
+/** A connection's waiting ANSWERED_WITH_NEXT reads, each answered when it has been sent and answered. */
+function waitingReads() {
+  const readers = new Map<QueryConfig, HeldRead>();
+  return {
+    hold: (config: QueryConfig, reader: HeldRead) => void readers.set(config, reader),
+    has: (config: QueryConfig) => readers.has(config),
+    /** Answers the held reads among `sent` with their own rows, or the first failure before them. */
+    answer(sent: readonly QueryConfig[], results: readonly Promise<pg.QueryResult>[]): void {
+      sent.forEach((config, i) => {
+        const reader = readers.get(config);
+        if (!reader) return;
+        readers.delete(config);
+        after(results.slice(0, i), results[i]!).then(reader.resolve, reader.reject);
+      });
+    },
+    /** Refuses the held reads a rollback dropped unsent (their caller would otherwise wait forever). */
+    refuseDropped(kept: readonly QueryConfig[]): void {
+      for (const [config, reader] of readers) {
+        if (kept.includes(config)) continue;
+        readers.delete(config);
+        reader.reject(new Error('Not sent: the transaction rolled back before it'));
+      }
+    },
+  };
+}
+
 /**
  * Fits a pool's pg connection to how the service talks to PostgreSQL (Kysely calls
  * `client.query(text, values)` for every statement, BEGIN and COMMIT included), saving two round
@@ -129,8 +155,7 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
   const names = prepared ? statementNames() : undefined;
   /** Statements accepted but not sent yet: a BEGIN, savepoints, statements marked SENT_WITH_NEXT or ANSWERED_WITH_NEXT. */
   let waiting: QueryConfig[] = [];
-  /** The waiting ANSWERED_WITH_NEXT reads' holders, answered when the read is sent and answered. */
-  const readers = new Map<QueryConfig, HeldRead>();
+  const readers = waitingReads();
   /** Whether the open transaction's BEGIN has been sent. */
   let begun = false;
 
@@ -146,30 +171,11 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
     return earlier;
   }
 
-  /** Answers the held reads among `sent` with their own rows, or the first failure before them. */
-  function answerReaders(sent: readonly QueryConfig[], results: readonly Promise<pg.QueryResult>[]): void {
-    sent.forEach((config, i) => {
-      const reader = readers.get(config);
-      if (!reader) return;
-      readers.delete(config);
-      after(results.slice(0, i), results[i]!).then(reader.resolve, reader.reject);
-    });
-  }
-
-  /** Refuses the held reads a rollback dropped unsent (their caller would otherwise wait forever). */
-  function refuseDropped(kept: readonly QueryConfig[]): void {
-    for (const [config, reader] of readers) {
-      if (kept.includes(config)) continue;
-      readers.delete(config);
-      reader.reject(new Error('Not sent: the transaction rolled back before it'));
-    }
-  }
-
   /** Sends what waits, in one round trip. */
   function sendWaiting(): Promise<pg.QueryResult>[] {
     const earlier = takeWaiting();
     const results = earlier.length <= 1 ? earlier.map(sendOne) : sendPipelined(client, earlier);
-    answerReaders(earlier, results);
+    readers.answer(earlier, results);
     return results;
   }
 
@@ -179,7 +185,7 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
     if (waiting.length > 0 && pipelinable(config)) {
       const earlier = takeWaiting();
       const results = sendPipelined(client, [...earlier, config]);
-      answerReaders(earlier, results);
+      readers.answer(earlier, results);
       result = after(results.slice(0, -1), results.at(-1)!);
     } else {
       // A statement without parameters may be several (a migration's script), which the extended
@@ -220,11 +226,11 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
           // sent undoes everything still waiting, which was asked for after it.
           if (opened >= 0) {
             waiting = waiting.slice(0, opened);
-            refuseDropped(waiting);
+            readers.refuseDropped(waiting);
             return answered('ROLLBACK');
           }
           waiting = waiting.filter((c) => BEGIN.test(c.text));
-          refuseDropped(waiting);
+          readers.refuseDropped(waiting);
         } else if (opened >= 0 && opened === waiting.length - 1) {
           // Nothing ran since the savepoint was asked for: neither needs to be sent.
           waiting.pop();
@@ -237,7 +243,7 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
         if (rollingBack || waiting.every(isOpener)) {
           // What waits would be undone, or is only BEGIN and savepoints.
           waiting = [];
-          refuseDropped(waiting);
+          readers.refuseDropped(waiting);
           if (neverBegun) return answered(rollingBack ? 'ROLLBACK' : 'COMMIT');
         }
         const ended = send({ text: config, values: [] });
@@ -261,7 +267,7 @@ export function tuneClient(client: pg.PoolClient, { prepared }: { prepared: bool
       heldReads.delete(ticketed[1]!);
       reader.held = true;
       waiting.push(read);
-      readers.set(read, reader);
+      readers.hold(read, reader);
       // Nothing followed it in this turn: it goes alone (with whatever waits before it).
       process.nextTick(() => {
         if (readers.has(read)) for (const result of sendWaiting()) result.catch(() => undefined);

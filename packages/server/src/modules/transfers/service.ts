@@ -1,5 +1,5 @@
 import { walletSignatureRequired } from '../signatures/errors.js';
-import type { AccountId, ExternalAccountId, InternalAccountId } from '../../core/ids.js';
+import type { AccountId, InternalAccountId } from '../../core/ids.js';
 import { hasPrefix } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { inMs, scheduleJob } from '../../jobs/jobs.js';
@@ -88,7 +88,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     // An external account's id where the internal account belongs is simply not found. The account
     // money leaves is read as the account a move will change (ledger.internalAccountToMove); an
     // external other side is read in the same round trip, and checked once the internal one passed.
-    const externalRow = hasPrefix('InternalAccount', otherId) ? undefined : externalAccounts.findWithNext(uow.tx, uow.platformId, otherId as ExternalAccountId);
+    const externalRow = hasPrefix('InternalAccount', otherId) ? undefined : externalAccounts.findWithNext(uow.tx, uow.platformId, otherId);
     externalRow?.catch(() => undefined);
     const internal = outgoing ? await ledger.internalAccountToMove(uow, internalId as InternalAccountId) : await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
     refuseUnlessReady(internal.customer_id, internal.holder_status, internal.holder_deleted_at);
