@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import type { Row } from './load.js';
+import { coalesceWritesSetting } from '../../packages/server/src/config.js';
 import { API, CONNECTIONS, DATABASES, FAMILIES, ONLY, PARTIAL_RESULTS_FILE, MONEY_SECONDS, progress, QUOTE_SENDING_MINOR, DOCUMENT_UPLOADS, RESULTS_FILE, SECONDS, SERVER_POOL_SIZE, SPREAD_ACCOUNTS, WARMUP_SECONDS } from './settings.js';
 
 /** The machine and its load average, read when the bench starts. */
@@ -60,7 +61,7 @@ export function report(rows: Row[], notes: string[], { cores, load, description:
     '',
     `Load average at start: ${load} (1, 5 and 15 minutes, \`os.loadavg()\`) on ${cores} cores. Other work may share the machine, so absolute numbers move between runs; compare the ratios, which are measured back to back in the same run.`,
     '',
-    `${CONNECTIONS} connections; ${SECONDS} s per customer scenario and ${MONEY_SECONDS} s per money scenario, each after a ${WARMUP_SECONDS} s warm-up. The server runs as a child process (\`node --import tsx packages/server/src/main.ts\`, LOG_LEVEL=warn, sandbox mode, pool of ${SERVER_POOL_SIZE} on PostgreSQL); autocannon runs in the bench process on the same machine.`,
+    `${CONNECTIONS} connections; ${SECONDS} s per customer scenario and ${MONEY_SECONDS} s per money scenario, each after a ${WARMUP_SECONDS} s warm-up. The server runs as a child process (\`node --import tsx packages/server/src/main.ts\`, LOG_LEVEL=warn, sandbox mode, pool of ${SERVER_POOL_SIZE} on PostgreSQL, group commit ${coalesceWritesSetting() ? 'on' : 'off'} as MONETA_COALESCE_WRITES says, on by default); autocannon runs in the bench process on the same machine.`,
     '',
     '- `POST /customers` is compared with the bare `GET /livez` route on the same server (HTTP, routing and serialization; no auth, no database); `GET /customers/{id}` with the bare `GET /bench/customers/{id}` route (MONETA_BENCH_CEILINGS=on): the same indexed read on the same pool, the row answered as it comes, without credentials, platform scope, clock, view or request log.',
     `- Money scenarios: \`POST ${API}/sandbox/internal-accounts/{id}/fund\` and \`POST ${API}/transfer-out\` (to the customer's US bank account, which the sandbox settles after 2 s), amount 1, all on one account (hot) or round-robin over ${SPREAD_ACCOUNTS} accounts (spread). Each is compared with the same money move written by hand as one SQL transaction (\`raw SQL …\` rows: the same row changes, inserts and events as the service, 6 round trips for funding, 7 for transfer-out and 8 for quote + execute, see \`RAW_FUND_SQL\` / \`RAW_TRANSFER_OUT_SQL\` / \`RAW_QUOTE_SQL\` in bench/scenarios/money.ts and quotes.ts), driven from ${CONNECTIONS} concurrent loops for the same time through the same driver: on PostgreSQL a \`pg.Pool\` of ${SERVER_POOL_SIZE} on the server's own database and accounts; on PGlite a separate file-backed PGlite in a temporary directory (the server holds its own), migrated with the project's migrations and driven through the project's PGlitePool, with the same number of accounts.`,
