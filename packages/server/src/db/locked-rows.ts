@@ -14,7 +14,20 @@ export function lockedRows<Row>(tx: Tx): Map<string, Row> {
   return rows as Map<string, Row>;
 }
 
+const beside = new WeakMap<Tx, Map<string, unknown>>();
+
+/**
+ * What the transaction read together with a locked row and may use again while it holds the lock
+ * (an account's holder's standing, which a change of that standing waits for: ledger, customers).
+ */
+export function besideLockedRows<Value>(tx: Tx): Map<string, Value> {
+  let values = beside.get(tx);
+  if (!values) beside.set(tx, (values = new Map<string, unknown>()));
+  return values as Map<string, Value>;
+}
+
 /** Whatever `tx` knew of locked rows: called when it goes back to a savepoint. */
 export function forgetLockedRows(tx: Tx): void {
   known.delete(tx);
+  beside.delete(tx);
 }

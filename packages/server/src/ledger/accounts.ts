@@ -114,6 +114,15 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
 
   return {
     /** Opens the customer's internal accounts, one per currency it holds (idempotent). */
+    /**
+     * Locks a customer's accounts before a change of the customer's standing (deletion): it then
+     * waits for the group-commit batches moving them, whose later units use the standing their
+     * first unit read (ledger.internalAccountToMove), and every move after it reads the new one.
+     */
+    async lockHolderAccounts(tx: Tx, platformId: PlatformId, customerId: CustomerId): Promise<void> {
+      await tx.selectFrom('ledger_accounts').select('id').where('platform_id', '=', platformId).where('customer_id', '=', customerId).orderBy('id').forNoKeyUpdate().execute();
+    },
+
     async openCustomerAccounts(tx: Tx, customer: { platformId: PlatformId; id: CustomerId; currencies: string[]; region: string | null; holderName: string }, at: Date): Promise<void> {
       const currencies = customer.currencies.length > 0 ? customer.currencies : inferredCurrencies(customer.region);
       for (const currency of currencies) {

@@ -2,7 +2,7 @@ import type { Db } from '../db/schema.js';
 import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, PlatformId, PostingAccountId, TransactionId } from '../core/ids.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
-import { lockedRows } from '../db/locked-rows.js';
+import { besideLockedRows, lockedRows } from '../db/locked-rows.js';
 import { commitsWhenWorkReturns } from '../db/transact.js';
 import { createAccountStore, internalAccountView, type AccountRow, type HeldAccountRow } from './accounts.js';
 import { OUTSIDE, type Leg, type Move, type Party } from './moves.js';
@@ -31,6 +31,9 @@ export type Ledger = ReturnType<typeof createLedger>;
  * modules describe into balanced entries, keeps holds, and announces the final balance of every
  * internal account a unit of work moved (INTERNAL_ACCOUNT.BALANCE_UPDATED, once per account).
  */
+/** What an account's read tells of its holder beside the account's own row. */
+type HolderStanding = Pick<HeldAccountRow, 'holder_status' | 'holder_deleted_at' | 'holder_platform_customer_id'>;
+
 export function createLedger({ db, fundingRail }: { db: Db; fundingRail: FundingRail }) {
   const accounts = createAccountStore({ db, fundingRail });
   /** Internal accounts each open unit of work moved, with their latest row. */
@@ -72,13 +75,21 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
      * then moves without a round trip of its own (postings.ts, moveLocked), one round trip less for
      * every unit the batch runs one after another. In a transaction of its own it is read plainly:
      * the lock would be held from the read to the COMMIT, across the request's JavaScript between,
-     * and on a hot account that cost more than the round trip saved (docs/decisions.md).
+     * and on a hot account that cost more than the round trip saved (docs/decisions.md). A later
+     * unit of the same batch on the same account reads nothing: the batch holds the row, and its
+     * holder's standing cannot change before the batch commits (a customer's deletion first locks
+     * its accounts, `lockHolderAccounts`).
      */
     async internalAccountToMove(uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
       if (commitsWhenWorkReturns(uow.tx)) return accounts.internalAccount(uow.tx, uow.platformId, accountId);
+      // A unit before this one in the batch locked it: as it stands now, without a round trip.
+      const known = lockedRows<AccountRow>(uow.tx).get(accountId);
+      const holder = besideLockedRows<HolderStanding>(uow.tx).get(accountId);
+      if (known && holder && known.platform_id === uow.platformId && (known.purpose === 'CUSTOMER' || known.purpose === 'PLATFORM')) return { ...known, ...holder };
       const row = await accounts.internalAccount(uow.tx, uow.platformId, accountId, { lock: true });
-      const { holder_status: _status, holder_deleted_at: _deleted, holder_platform_customer_id: _platformCustomerId, ...account } = row;
+      const { holder_status, holder_deleted_at, holder_platform_customer_id, ...account } = row;
       lockedRows<AccountRow>(uow.tx).set(account.id, account);
+      besideLockedRows<HolderStanding>(uow.tx).set(account.id, { holder_status, holder_deleted_at, holder_platform_customer_id });
       return row;
     },
 

@@ -222,6 +222,54 @@ describe('ledger', () => {
       expect(await shared(async (uow) => (await t.container.ledger.internalAccountToMove(uow, account), lockedRows(uow.tx).has(account)))).toBe(true);
     });
 
+    it('a later unit of the same batch moving the same account reads nothing: it gets the row as the unit before left it, for its own platform only', async () => {
+      const { account } = await accountsIn('USD');
+      await move(OUTSIDE, account, 'USD', 100n);
+      const seen = await t.database.db.transaction().execute(async (tx) => {
+        const scope = { platformId, now: at(), actor: { type: 'OPERATOR' as const } };
+        const first = openUnitOfWork(tx, scope);
+        await t.container.ledger.internalAccountToMove(first.uow, account);
+        await t.container.ledger.book(first.uow, { kind: 'TEST' }, between(account, OUTSIDE, 'USD', 30n));
+        await first.complete();
+        // Behind the ledger's back, in the same transaction: the next unit does not ask, so it does not see it.
+        await sql`UPDATE ledger_accounts SET updated_at = updated_at WHERE id = ${account}`.execute(tx);
+        const second = openUnitOfWork(tx, scope);
+        const row = await t.container.ledger.internalAccountToMove(second.uow, account);
+        const otherPlatform = openUnitOfWork(tx, { ...scope, platformId: 'Platform:00000000-0000-7000-8000-000000000000' as PlatformId });
+        const refused = await t.container.ledger.internalAccountToMove(otherPlatform.uow, account).catch((e: unknown) => e);
+        return { row, refused };
+      });
+      expect(seen.row.total_minor).toBe(70n);
+      expect(seen.row.holder_status).not.toBeUndefined();
+      expect(seen.refused).toBeInstanceOf(DomainError);
+      expect((seen.refused as DomainError).status).toBe(404);
+      expect(await balanceOf(account)).toEqual({ total: 70n, held: 0n });
+    });
+
+    it.runIf(process.env.DATABASE_URL)('deleting a customer waits for the batch moving its account, whose later units use the standing it read', async () => {
+      const created = await work(async (uow) => {
+        const customer = await t.container.customers.create(uow, { customerType: 'INDIVIDUAL', fullName: 'Deleted Later', currencies: ['USD'] });
+        const row = await uow.tx.selectFrom('ledger_accounts').select('id').where('customer_id', '=', customer.id).executeTakeFirstOrThrow();
+        return { customerId: customer.id, account: row.id as InternalAccountId };
+      });
+      await move(OUTSIDE, created.account, 'USD', 100n);
+      let deleted = false;
+      let deletion: Promise<unknown> | undefined;
+      await shared(async (uow) => {
+        await t.container.ledger.internalAccountToMove(uow, created.account);
+        deletion = work((other) => t.container.customers.remove(other, created.customerId)).then(() => (deleted = true));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(deleted).toBe(false); // it waits for this transaction's lock on the account
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(created.account, OUTSIDE, 'USD', 10n));
+      });
+      await deletion;
+      expect(deleted).toBe(true);
+      // After the deletion, a move reads its holder deleted (and the money modules refuse it).
+      const after = await shared((uow) => t.container.ledger.internalAccountToMove(uow, created.account));
+      expect(after.holder_deleted_at).not.toBeNull();
+      expect(await balanceOf(created.account)).toEqual({ total: 90n, held: 0n });
+    });
+
     it('100 concurrent locked debits on one account never overspend', async () => {
       const { account } = await accountsIn('MXN');
       await move(OUTSIDE, account, 'MXN', 1000n);

@@ -136,7 +136,7 @@ export interface CustomerDeps {
   umaDomain: (executor: Executor, platformId: PlatformId) => Promise<string>;
   /** The platform's end-user terms (current version, earlier ones, whether quotes require consent). */
   endUserTerms: EndUserTermsOf;
-  ledger: Pick<Ledger, 'openCustomerAccounts'>;
+  ledger: Pick<Ledger, 'openCustomerAccounts' | 'lockHolderAccounts'>;
 }
 
 /** Opens the internal accounts a customer's currencies call for (created with the customer, and on later currency additions). */
@@ -353,8 +353,10 @@ export async function setContactVerification(executor: Executor, platformId: Pla
  * spending power for it give it up (`customer.deleted`: cards close, agents and delegated keys
  * are revoked, each with its event).
  */
-export async function removeCustomer(deps: Pick<CustomerDeps, 'reactions'>, uow: UnitOfWork, customerId: CustomerId): Promise<CustomerView> {
+export async function removeCustomer(deps: Pick<CustomerDeps, 'reactions' | 'ledger'>, uow: UnitOfWork, customerId: CustomerId): Promise<CustomerView> {
   const row = await loadCustomerForUpdate(uow.tx, uow.platformId, customerId);
+  // Money moving on its accounts in a batch goes first; whatever moves after reads it deleted.
+  await deps.ledger.lockHolderAccounts(uow.tx, uow.platformId, row.id);
   const deleted = await uow.tx
     .updateTable('customers')
     .set({ deleted_at: uow.now, updated_at: uow.now })
