@@ -82,6 +82,15 @@ function systemAccountRow(platformId: PlatformId, purpose: SystemPurpose, curren
 
 export type AccountStore = ReturnType<typeof createAccountStore>;
 
+/**
+ * Locks a customer's accounts before a change of the customer's standing (deletion): it then waits
+ * for the group-commit batches moving them, whose later units use the standing their first unit
+ * read (ledger.internalAccountToMove), and every move after it reads the new one.
+ */
+async function lockHolderAccounts(tx: Tx, platformId: PlatformId, customerId: CustomerId): Promise<void> {
+  await tx.selectFrom('ledger_accounts').select('id').where('platform_id', '=', platformId).where('customer_id', '=', customerId).orderBy('id').forNoKeyUpdate().execute();
+}
+
 /** The ledger's accounts: internal accounts of customers and of the platform, and the bookkeeping accounts. */
 export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: FundingRail }) {
   // Bookkeeping account ids never change once committed; remembering them saves a query per move.
@@ -114,14 +123,7 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
 
   return {
     /** Opens the customer's internal accounts, one per currency it holds (idempotent). */
-    /**
-     * Locks a customer's accounts before a change of the customer's standing (deletion): it then
-     * waits for the group-commit batches moving them, whose later units use the standing their
-     * first unit read (ledger.internalAccountToMove), and every move after it reads the new one.
-     */
-    async lockHolderAccounts(tx: Tx, platformId: PlatformId, customerId: CustomerId): Promise<void> {
-      await tx.selectFrom('ledger_accounts').select('id').where('platform_id', '=', platformId).where('customer_id', '=', customerId).orderBy('id').forNoKeyUpdate().execute();
-    },
+    lockHolderAccounts,
 
     async openCustomerAccounts(tx: Tx, customer: { platformId: PlatformId; id: CustomerId; currencies: string[]; region: string | null; holderName: string }, at: Date): Promise<void> {
       const currencies = customer.currencies.length > 0 ? customer.currencies : inferredCurrencies(customer.region);

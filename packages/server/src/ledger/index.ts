@@ -34,6 +34,23 @@ export type Ledger = ReturnType<typeof createLedger>;
 /** What an account's read tells of its holder beside the account's own row. */
 type HolderStanding = Pick<HeldAccountRow, 'holder_status' | 'holder_deleted_at' | 'holder_platform_customer_id'>;
 
+/** An account a unit before this one in the batch locked, as it stands now (no round trip), if it is this platform's. */
+function knownLockedAccount(uow: UnitOfWork, accountId: InternalAccountId): HeldAccountRow | undefined {
+  const known = lockedRows<AccountRow>(uow.tx).get(accountId);
+  const holder = besideLockedRows<HolderStanding>(uow.tx).get(accountId);
+  if (!known || !holder || known.platform_id !== uow.platformId || (known.purpose !== 'CUSTOMER' && known.purpose !== 'PLATFORM')) return undefined;
+  return { ...known, ...holder };
+}
+
+/** Reads an internal account under its row lock, and keeps what the transaction now knows of it. */
+async function lockAccount(accounts: ReturnType<typeof createAccountStore>, uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
+  const row = await accounts.internalAccount(uow.tx, uow.platformId, accountId, { lock: true });
+  const { holder_status, holder_deleted_at, holder_platform_customer_id, ...account } = row;
+  lockedRows<AccountRow>(uow.tx).set(account.id, account);
+  besideLockedRows<HolderStanding>(uow.tx).set(account.id, { holder_status, holder_deleted_at, holder_platform_customer_id });
+  return row;
+}
+
 export function createLedger({ db, fundingRail }: { db: Db; fundingRail: FundingRail }) {
   const accounts = createAccountStore({ db, fundingRail });
   /** Internal accounts each open unit of work moved, with their latest row. */
@@ -82,15 +99,7 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
      */
     async internalAccountToMove(uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
       if (commitsWhenWorkReturns(uow.tx)) return accounts.internalAccount(uow.tx, uow.platformId, accountId);
-      // A unit before this one in the batch locked it: as it stands now, without a round trip.
-      const known = lockedRows<AccountRow>(uow.tx).get(accountId);
-      const holder = besideLockedRows<HolderStanding>(uow.tx).get(accountId);
-      if (known && holder && known.platform_id === uow.platformId && (known.purpose === 'CUSTOMER' || known.purpose === 'PLATFORM')) return { ...known, ...holder };
-      const row = await accounts.internalAccount(uow.tx, uow.platformId, accountId, { lock: true });
-      const { holder_status, holder_deleted_at, holder_platform_customer_id, ...account } = row;
-      lockedRows<AccountRow>(uow.tx).set(account.id, account);
-      besideLockedRows<HolderStanding>(uow.tx).set(account.id, { holder_status, holder_deleted_at, holder_platform_customer_id });
-      return row;
+      return knownLockedAccount(uow, accountId) ?? lockAccount(accounts, uow, accountId);
     },
 
     /**
