@@ -107,7 +107,8 @@ beforeAll(async () => {
     req.on('end', () => {
       answer(new URL(`http://${req.headers.host}${req.url}`), Buffer.concat(chunks).toString())
         .then(({ status, body }) => res.writeHead(status, { 'content-type': 'application/json' }).end(body))
-        .catch(() => res.writeHead(500).end());
+        // What failed goes back in the body: the server's 424 names it, and so a failed expectation does.
+        .catch((error: unknown) => res.writeHead(500).end(JSON.stringify({ status: 'ERROR', reason: `peer failed: ${error instanceof Error ? error.message : String(error)}` })));
     });
   });
   await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
