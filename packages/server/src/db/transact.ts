@@ -38,9 +38,9 @@ const MAX_RUNS = 5;
  * After the commit it fires the wake-ups the transaction marked (db/wake.ts), and only then.
  */
 export async function transact<T>(db: Db, work: (tx: Tx) => Promise<T>, options: TransactOptions = {}): Promise<T> {
-  const group = options.lane === undefined ? undefined : groupCommitOf(db);
-  if (group) return group.run(work, options.lane as string);
-  return transactAlone(db, work);
+  const { lane } = options;
+  const group = lane === undefined ? undefined : groupCommitOf(db);
+  return group && lane !== undefined ? group.run(work, lane) : transactAlone(db, work);
 }
 
 /** `transact` in a transaction of its own. */

@@ -122,9 +122,9 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
   }
 
   return {
-    /** Opens the customer's internal accounts, one per currency it holds (idempotent). */
     lockHolderAccounts,
 
+    /** Opens the customer's internal accounts, one per currency it holds (idempotent). */
     async openCustomerAccounts(tx: Tx, customer: { platformId: PlatformId; id: CustomerId; currencies: string[]; region: string | null; holderName: string }, at: Date): Promise<void> {
       const currencies = customer.currencies.length > 0 ? customer.currencies : inferredCurrencies(customer.region);
       for (const currency of currencies) {

@@ -4,7 +4,7 @@ import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
 import { besideLockedRows, lockedRows } from '../db/locked-rows.js';
 import { commitsWhenWorkReturns } from '../db/transact.js';
-import { createAccountStore, internalAccountView, type AccountRow, type HeldAccountRow } from './accounts.js';
+import { createAccountStore, internalAccountView, type AccountRow, type AccountStore, type HeldAccountRow } from './accounts.js';
 import { OUTSIDE, type Leg, type Move, type Party } from './moves.js';
 import { endHold, placeHold, postEntry, type Posting } from './postings.js';
 import { balanceHistory, type BalanceHistoryRange } from './history.js';
@@ -26,11 +26,6 @@ export interface EntryLabel {
 
 export type Ledger = ReturnType<typeof createLedger>;
 
-/**
- * The only author of postings. It owns the ledger accounts and their policy, turns the named moves
- * modules describe into balanced entries, keeps holds, and announces the final balance of every
- * internal account a unit of work moved (INTERNAL_ACCOUNT.BALANCE_UPDATED, once per account).
- */
 /** What an account's read tells of its holder beside the account's own row. */
 type HolderStanding = Pick<HeldAccountRow, 'holder_status' | 'holder_deleted_at' | 'holder_platform_customer_id'>;
 
@@ -43,7 +38,7 @@ function knownLockedAccount(uow: UnitOfWork, accountId: InternalAccountId): Held
 }
 
 /** Reads an internal account under its row lock, and keeps what the transaction now knows of it. */
-async function lockAccount(accounts: ReturnType<typeof createAccountStore>, uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
+async function lockAccount(accounts: AccountStore, uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
   const row = await accounts.internalAccount(uow.tx, uow.platformId, accountId, { lock: true });
   const { holder_status, holder_deleted_at, holder_platform_customer_id, ...account } = row;
   lockedRows<AccountRow>(uow.tx).set(account.id, account);
@@ -51,6 +46,11 @@ async function lockAccount(accounts: ReturnType<typeof createAccountStore>, uow:
   return row;
 }
 
+/**
+ * The only author of postings. It owns the ledger accounts and their policy, turns the named moves
+ * modules describe into balanced entries, keeps holds, and announces the final balance of every
+ * internal account a unit of work moved (INTERNAL_ACCOUNT.BALANCE_UPDATED, once per account).
+ */
 export function createLedger({ db, fundingRail }: { db: Db; fundingRail: FundingRail }) {
   const accounts = createAccountStore({ db, fundingRail });
   /** Internal accounts each open unit of work moved, with their latest row. */

@@ -233,7 +233,7 @@ export function createExternalAccountService({ db, customers, gates }: { db: Db;
 
     /** A live external account of the platform, whoever owns it; undefined when there is none. */
     async findAny(executor: Executor, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> {
-      return executor.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+      return byId(executor, platformId, id).executeTakeFirst();
     },
 
     /** Refuses paying a wallet whose ownership is not proven (400 EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED). */
