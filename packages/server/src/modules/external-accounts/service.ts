@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/schema.js';
+import { readOnce } from '../../db/read-once.js';
 import { readWithNext } from '../../db/read-with-next.js';
 import type { ExternalAccountsTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
@@ -227,9 +228,11 @@ export function createExternalAccountService({ db, customers, gates }: { db: Db;
     /**
      * The account's row (or undefined), read in one round trip with the transaction's next
      * statement (db/read-with-next.ts): start it, start that statement, then await it and pass the
-     * row to `ownedBy`.
+     * row to `ownedBy`. A later unit of the same group-commit batch is answered from memory
+     * (db/read-once.ts): no money move changes an external account.
      */
-    findWithNext: async (tx: Tx, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> => (await readWithNext(tx, byId(tx, platformId, id)))[0],
+    findWithNext: (tx: Tx, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> =>
+      readOnce(tx, `external_accounts ${platformId} ${id}`, async () => (await readWithNext(tx, byId(tx, platformId, id)))[0]),
 
     /** A live external account of the platform, whoever owns it; undefined when there is none. */
     async findAny(executor: Executor, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> {
