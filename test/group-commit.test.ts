@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
 import { DomainError } from '../packages/server/src/core/errors.js';
-import type { InternalAccountId, PlatformId } from '../packages/server/src/core/ids.js';
+import type { ExternalAccountId, InternalAccountId, PlatformId } from '../packages/server/src/core/ids.js';
 import { runUnitOfWork, type UnitOfWork } from '../packages/server/src/core/unit-of-work.js';
 import { groupCommitOf, laneIndex } from '../packages/server/src/db/group-commit.js';
-import { commitsWhenWorkReturns } from '../packages/server/src/db/transact.js';
+import { commitsWhenWorkReturns, readsUnderLock } from '../packages/server/src/db/transact.js';
 import { sql } from 'kysely';
 import { OUTSIDE, type Move } from '../packages/server/src/ledger/index.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
@@ -247,6 +247,47 @@ describe('group commit', () => {
     // No lane: neither a batch nor counted alone, however many arrive at once.
     expect(await Promise.all([1, 2, 3].map(() => work(async (uow) => commitsWhenWorkReturns(uow.tx))))).toEqual([true, true, true]);
     expect(group().stats()).toEqual(together);
+  });
+
+  it('a unit alone in its lane reads the account it moves under its row lock, as a batch does; a unit outside group commit reads it plainly', async () => {
+    const account = await freshAccount();
+    // Whether another connection can take the row's lock while the unit is between its read and its COMMIT.
+    const lockedMeanwhile = async (lane: string | undefined) =>
+      work(async (uow) => {
+        expect(readsUnderLock(uow.tx)).toBe(lane !== undefined);
+        await t.container.ledger.internalAccountToMove(uow, account);
+        if (!POSTGRES) return undefined; // one connection: nobody else could ask
+        try {
+          await sql`SELECT id FROM ledger_accounts WHERE id = ${account} FOR UPDATE NOWAIT`.execute(t.database.db);
+          return false;
+        } catch (error) {
+          expect(error).toMatchObject({ code: '55P03' }); // lock_not_available
+          return true;
+        }
+      }, lane);
+    const before = group().stats();
+    expect(await lockedMeanwhile(account)).toBe(POSTGRES ? true : undefined);
+    expect(group().stats().alone - before.alone).toBe(1);
+    expect(await lockedMeanwhile(undefined)).toBe(POSTGRES ? false : undefined);
+  });
+
+  it('the units of one batch read an external account once; a batch after its deletion finds it gone', async () => {
+    const { externalAccountId } = await fundedAccountWithBank('Read Once', 100);
+    const id = externalAccountId as ExternalAccountId;
+    const read = () => work((uow) => t.container.externalAccounts.findWithNext(uow.tx, platformId, id), 'lane-read-once');
+    const before = group().stats();
+    const together = await Promise.all([read(), read(), read()]);
+    expect(group().stats().batches - before.batches).toBe(1);
+    expect(together[0]?.id).toBe(id);
+    // The later units were answered with the first unit's row itself: no second read.
+    expect(together[1]).toBe(together[0]);
+    expect(together[2]).toBe(together[0]);
+    // Transactions of their own read it each time.
+    const alone = [await read(), await read()];
+    expect(alone[0]).toEqual(together[0]);
+    expect(alone[1]).not.toBe(alone[0]);
+    await work((uow) => t.container.externalAccounts.remove(uow, id, 'customer'));
+    expect(await Promise.all([read(), read()])).toEqual([undefined, undefined]);
   });
 
   it('a quote to a UMA address, which waits on the receiver\'s VASP, never joins a batch', async () => {

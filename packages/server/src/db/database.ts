@@ -5,7 +5,7 @@ import { SearchPathPostgresDialect } from './dialect.js';
 import { PGlitePool } from './pglite-pool.js';
 import { tuneClient } from './pg-client.js';
 import { enableGroupCommit } from './group-commit.js';
-import { transactAlone } from './transact.js';
+import { transactForLane } from './transact.js';
 import { migrationProvider, type MigrationSource } from './migrations/index.js';
 import type { Database, Db } from './schema.js';
 import { createLocalWakeups, createPostgresWakeups, notifyThrough, registerWakeups, type Wakeups } from './wake.js';
@@ -74,7 +74,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     // Notifications are per database, not per schema: processes on other schemas of it only wake for nothing.
     const wakeups = createPostgresWakeups({ connectionString: options.databaseUrl, notify: notifyThrough(db) });
     registerWakeups(db, wakeups);
-    if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work));
+    if (options.coalesceWrites) enableGroupCommit(db, (work) => transactForLane(db, work));
     return {
       db,
       kind: 'postgres',
@@ -92,7 +92,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   const wakeups = createLocalWakeups();
   registerWakeups(db, wakeups);
   // One connection: batches queue on it whatever lane they are in, so one lane.
-  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work), { lanes: 1 });
+  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactForLane(db, work), { lanes: 1 });
   // Webhook delivery's single statements go ahead of queued API transactions on the one connection.
   prioritized.set(db, new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool: pool.prioritized() as unknown as pg.Pool }) }));
   return { db, kind: 'pglite', wakeups, close: () => db.destroy() };

@@ -27,6 +27,21 @@ export function commitsWhenWorkReturns(tx: Tx): boolean {
   return ownTransactions.has(tx);
 }
 
+/** Transactions a group-commit lane opened for its one waiting unit (`transactForLane`). */
+const laneTransactions = new WeakSet<Tx>();
+
+/**
+ * Whether a money move in `tx` reads the rows it will change under their row lock, so that it
+ * changes them without a round trip of its own (ledger, `internalAccountToMove`): in a group-commit
+ * batch, whose later units then read nothing, and in a lane's transaction of its own, which runs
+ * only when no other unit of this process waits for its lane. A transaction outside group commit
+ * reads plainly and takes the lock with its conditional update, which holds it for less time when
+ * many requests race for one account.
+ */
+export function readsUnderLock(tx: Tx): boolean {
+  return !ownTransactions.has(tx) || laneTransactions.has(tx);
+}
+
 /** How many times a transaction runs at most when PostgreSQL rolls it back for a conflict. */
 const MAX_RUNS = 5;
 
@@ -43,14 +58,20 @@ export async function transact<T>(db: Db, work: (tx: Tx) => Promise<T>, options:
   return group && lane !== undefined ? group.run(work, lane) : transactAlone(db, work);
 }
 
+/** `transact` in a transaction of its own, as a group-commit lane runs a unit that came alone (`readsUnderLock`). */
+export function transactForLane<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return transactAlone(db, work, { forLane: true });
+}
+
 /** `transact` in a transaction of its own. */
-export async function transactAlone<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function transactAlone<T>(db: Db, work: (tx: Tx) => Promise<T>, { forLane = false }: { forLane?: boolean } = {}): Promise<T> {
   for (let run = 1; ; run++) {
     try {
       let current: Tx | undefined;
       const result = await db.transaction().execute((tx) => {
         current = tx;
         ownTransactions.add(tx);
+        if (forLane) laneTransactions.add(tx);
         return work(tx);
       });
       // Committed: wake whoever does the work this transaction wrote (events, jobs), here and elsewhere.

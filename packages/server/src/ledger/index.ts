@@ -3,7 +3,7 @@ import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, Platf
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
 import { besideLockedRows, lockedRows } from '../db/locked-rows.js';
-import { commitsWhenWorkReturns } from '../db/transact.js';
+import { readsUnderLock } from '../db/transact.js';
 import { createAccountStore, internalAccountView, type AccountRow, type AccountStore, type HeldAccountRow } from './accounts.js';
 import { OUTSIDE, type Leg, type Move, type Party } from './moves.js';
 import { endHold, placeHold, postEntry, type Posting } from './postings.js';
@@ -87,18 +87,18 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
     ...accounts,
 
     /**
-     * `internalAccount`, for the account a move of this unit of work will change. In a group-commit
-     * batch it is read under its row lock, which the batch holds to its COMMIT anyway: the balance
+     * `internalAccount`, for the account a move of this unit of work will change. Under group
+     * commit it is read under its row lock, which a batch holds to its COMMIT anyway: the balance
      * then moves without a round trip of its own (postings.ts, moveLocked), one round trip less for
-     * every unit the batch runs one after another. In a transaction of its own it is read plainly:
-     * the lock would be held from the read to the COMMIT, across the request's JavaScript between,
-     * and on a hot account that cost more than the round trip saved (docs/decisions.md). A later
-     * unit of the same batch on the same account reads nothing: the batch holds the row, and its
-     * holder's standing cannot change before the batch commits (a customer's deletion first locks
-     * its accounts, `lockHolderAccounts`).
+     * every unit a batch runs and for a unit its lane runs alone (nobody here waits for the account
+     * then). Outside group commit it is read plainly: the lock would be held from the read to the
+     * COMMIT, across the request's JavaScript, which on a hot account cost more than the round trip
+     * saved (docs/decisions.md). A later unit of the same batch on the same account reads nothing:
+     * the batch holds the row, and its holder's standing cannot change before the batch commits (a
+     * customer's deletion first locks its accounts, `lockHolderAccounts`).
      */
     async internalAccountToMove(uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
-      if (commitsWhenWorkReturns(uow.tx)) return accounts.internalAccount(uow.tx, uow.platformId, accountId);
+      if (!readsUnderLock(uow.tx)) return accounts.internalAccount(uow.tx, uow.platformId, accountId);
       return knownLockedAccount(uow, accountId) ?? lockAccount(accounts, uow, accountId);
     },
 
