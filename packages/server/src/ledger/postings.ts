@@ -4,7 +4,7 @@ import type { LedgerAccountsTable, Tx } from '../db/schema.js';
 import { newId, type CardTransactionId, type HoldId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
 import type { DeferredWrite } from '../core/unit-of-work.js';
 import { lockedRows } from '../db/locked-rows.js';
-import { SENT_WITH_NEXT } from '../db/pg-client.js';
+import { writeWithNext } from '../db/write-with-next.js';
 import { keepsRunningBalance } from './policy.js';
 import { accountNotActive, insufficientFunds } from './errors.js';
 
@@ -79,7 +79,7 @@ async function moveLocked(tx: Tx, entry: EntryInput, posting: Posting, row: Move
   const refused = refusal(entry.platformId, posting, row);
   if (refused) throw refused;
   const update = tx.updateTable('ledger_accounts').set({ total_minor: sql`total_minor + ${posting.amount}`, updated_at: entry.at }).where('id', '=', posting.accountId);
-  await sql`${sql.raw(SENT_WITH_NEXT)}${update}`.execute(tx);
+  await writeWithNext(tx, update);
   return { ...row, total_minor: row.total_minor + posting.amount, updated_at: entry.at };
 }
 

@@ -5,6 +5,8 @@ import type { TransactionsTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { newId, type AccountId, type CustomerId, type Id, type IdPrefix, type PlatformId, type QuoteId, type TransactionId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
+import { readWithNext } from '../../db/read-with-next.js';
+import { writeWithNext } from '../../db/write-with-next.js';
 import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
 import type { PaymentKinds } from '../../contract/container.js';
 import { notCancellable, transactionNotFound } from './errors.js';
@@ -156,6 +158,9 @@ function selectTransactions(executor: Executor) {
     .select(customerField('t.customer_id', 'platform_customer_id').as('platform_customer_id'));
 }
 
+/** A transaction's row as `lockWithNext` reads it. */
+export type LockedTransaction = TransactionRow;
+
 /** RETURNING's column for the customer's platform id, so a written row comes back as a full view in one round trip. */
 const withPlatformCustomerId = customerField('transactions.customer_id', 'platform_customer_id').as('platform_customer_id');
 
@@ -175,10 +180,10 @@ async function update(tx: Tx, platformId: PlatformId, transactionId: Transaction
 
 /**
  * Records a new payment of a kind this module does not render itself. With `deferred` (the
- * customer's platformCustomerId, which the view shows, read by the caller already) the row is not
- * sent now but with the unit of work's last statement (`uow.later`), and its view is built from the
- * values written: for a caller that does not change or read the row again in the same unit of work.
- * A row with an exchange rate is always sent now, since PostgreSQL answers the numeric its own way.
+ * customer's platformCustomerId, which the view shows, read by the caller already) the row travels
+ * with the transaction's next statement (db/write-with-next.ts), which sees it, and its view is
+ * built from the values written. An exchange rate is shown as the number its text says, the same
+ * whether PostgreSQL or the caller wrote the text.
  */
 export async function createTransaction(uow: UnitOfWork, input: NewTransaction, { deferred }: { deferred?: { platformCustomerId: string | null } } = {}): Promise<TransactionView> {
   const details = { ...(input.source ? { source: input.source } : {}), ...(input.destination ? { destination: input.destination } : {}), ...(input.pendingReason ? { pendingReason: input.pendingReason } : {}) };
@@ -208,8 +213,8 @@ export async function createTransaction(uow: UnitOfWork, input: NewTransaction, 
     updated_at: uow.now,
   };
   const insert = uow.tx.insertInto('transactions').values({ ...values, details: JSON.stringify(details) });
-  if (deferred && values.exchange_rate === null) {
-    uow.later(insert);
+  if (deferred) {
+    await writeWithNext(uow.tx, insert);
     return transactionView({ ...values, details, receipt_delivery_confirmed_at: null, platform_customer_id: input.customerId ? deferred.platformCustomerId : null });
   }
   const row = await insert.returningAll().returning(withPlatformCustomerId).executeTakeFirstOrThrow();
@@ -332,6 +337,26 @@ export function createTransactionService({ db, paymentKinds }: { db: Db; payment
       const cancel = paymentKinds.get(row.kind)?.cancel;
       if (!cancel) throw notCancellable('This kind of payment cannot be cancelled', row.status);
       return cancel(uow, transactionId, reason);
+    },
+
+    /**
+     * The transaction, locked for the rest of the unit of work, with its platformCustomerId, read in
+     * one round trip with the transaction's next statement (db/read-with-next.ts): start it, start
+     * that statement, then await it. For `setStatusLater`.
+     */
+    async lockWithNext(uow: UnitOfWork, transactionId: TransactionId): Promise<LockedTransaction> {
+      const [row] = await readWithNext(uow.tx, selectTransactions(uow.tx).where('t.platform_id', '=', uow.platformId).where('t.id', '=', transactionId).forNoKeyUpdate('t'));
+      if (!row) throw transactionNotFound();
+      return row;
+    },
+
+    /**
+     * `setStatus` for a row this unit of work locked (`lockWithNext`): the UPDATE travels with the
+     * transaction's next statement (db/write-with-next.ts), and the view is the row as it changes it.
+     */
+    async setStatusWithNext(uow: UnitOfWork, locked: LockedTransaction, status: string): Promise<TransactionView> {
+      await writeWithNext(uow.tx, uow.tx.updateTable('transactions').set({ status, updated_at: uow.now }).where('platform_id', '=', uow.platformId).where('id', '=', locked.id));
+      return transactionView({ ...locked, status, updated_at: uow.now });
     },
 
     async lockRow(uow: UnitOfWork, transactionId: TransactionId) {
