@@ -8,7 +8,7 @@ import type { CustomersTable } from './tables.js';
  * look-up by primary key, one round trip as a join would be), or a customer's row by id. Other
  * modules never name the customers table themselves (eslint's table-ownership rule).
  */
-export type CustomerField = 'platform_customer_id' | 'kyc_status' | 'deleted_at' | 'email' | 'phone_number';
+export type CustomerField = 'platform_customer_id' | 'kyc_status' | 'deleted_at' | 'email' | 'phone_number' | 'region';
 
 /**
  * The customer's field for the row whose customer id is in `customerIdColumn` (`'ct.customer_id'`),

@@ -24,6 +24,8 @@ export interface QuoteExecution {
   customerId: CustomerId | null;
   /** Null when it pays a UMA address. */
   destinationAccountId: AccountId | null;
+  /** The paying customer's region, when the caller read it with the quote (a gate reads it otherwise). */
+  customerRegion?: string | null;
 }
 
 declare module '../../core/gates.js' {

@@ -43,6 +43,8 @@ interface ResolvedSource {
   /** The paying customer's verification status and deletion (null when the platform pays). */
   customerStatus: string | null;
   customerDeletedAt: Date | null;
+  /** The paying customer's platformCustomerId, which the transaction's view shows (null when the platform pays). */
+  platformCustomerId: string | null;
   currency: string;
   view: Record<string, unknown>;
   payerName?: string;
@@ -76,26 +78,29 @@ interface QuoteDraft extends PricedQuote {
   scaChallenge?: QuoteScaChallenge;
 }
 
-async function customerRow(deps: QuoteServiceDeps, uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string; deletedAt: Date | null }> {
+async function customerRow(deps: QuoteServiceDeps, uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string; deletedAt: Date | null; platformCustomerId: string | null }> {
   const row = await deps.customers.findActive(uow.tx, uow.platformId, { id: customerId });
   if (!row) throw customerNotFound();
-  return { id: row.id, name: holderName(row), status: row.kyc_status, deletedAt: row.deleted_at };
+  return { id: row.id, name: holderName(row), status: row.kyc_status, deletedAt: row.deleted_at, platformCustomerId: row.platform_customer_id };
 }
 
-async function resolveAccountSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: QuoteRequest['source']): Promise<ResolvedSource> {
-  const account = await deps.ledger.internalAccount(uow.tx, uow.platformId, source.accountId!);
+/** The paying account; read as the account a move will change when the quote executes at once (ledger, `internalAccountToMove`). */
+async function resolveAccountSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: QuoteRequest['source'], executesNow: boolean): Promise<ResolvedSource> {
+  const account = executesNow ? await deps.ledger.internalAccountToMove(uow, source.accountId!) : await deps.ledger.internalAccount(uow.tx, uow.platformId, source.accountId!);
   let customerId = account.customer_id;
   let customerStatus = account.holder_status;
   let customerDeletedAt = account.holder_deleted_at;
+  let platformCustomerId = account.holder_platform_customer_id;
   if (source.customerId !== undefined) {
     if (account.customer_id !== null && source.customerId !== account.customer_id) throw notTheSourceOwner();
-    if (account.customer_id === null) ({ id: customerId, status: customerStatus, deletedAt: customerDeletedAt } = await customerRow(deps, uow, source.customerId));
+    if (account.customer_id === null) ({ id: customerId, status: customerStatus, deletedAt: customerDeletedAt, platformCustomerId } = await customerRow(deps, uow, source.customerId));
   }
-  return { account, customerId, customerStatus, customerDeletedAt, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
+  return { account, customerId, customerStatus, customerDeletedAt, platformCustomerId, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
 }
 
-async function resolveSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: QuoteRequest['source']): Promise<ResolvedSource> {
-  if (source.sourceType === 'ACCOUNT') return resolveAccountSource(deps, uow, source);
+async function resolveSource(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest): Promise<ResolvedSource> {
+  const { source } = request;
+  if (source.sourceType === 'ACCOUNT') return resolveAccountSource(deps, uow, source, request.immediatelyExecute === true);
   deps.fundingRail.acceptsRealtime(source.currency!);
   const customer = source.customerId === undefined ? undefined : await customerRow(deps, uow, source.customerId);
   const customerId = customer?.id ?? null;
@@ -103,6 +108,7 @@ async function resolveSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: Qu
     customerId,
     customerStatus: customer?.status ?? null,
     customerDeletedAt: customer?.deletedAt ?? null,
+    platformCustomerId: customer?.platformCustomerId ?? null,
     currency: source.currency!,
     view: { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(customerId ? { customerId } : {}) },
     payerName: customer?.name ?? 'Moneta Sandbox',
@@ -113,7 +119,13 @@ async function resolveSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: Qu
  * Who may be paid: any internal account of the platform but the source itself, and an external
  * account of the source's owner, or any of the platform's external accounts when the platform pays.
  */
-async function resolveDestination(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource): Promise<ResolvedDestination> {
+async function resolveDestination(
+  deps: QuoteServiceDeps,
+  uow: UnitOfWork,
+  request: QuoteRequest,
+  source: ResolvedSource,
+  externalRead: Promise<ExternalAccountRow | undefined> | undefined,
+): Promise<ResolvedDestination> {
   const { destination } = request;
   if (destination.destinationType === 'UMA_ADDRESS') {
     const gate = deps.gates.of('quote.umaDestination')[0];
@@ -127,7 +139,7 @@ async function resolveDestination(deps: QuoteServiceDeps, uow: UnitOfWork, reque
     const account = await deps.ledger.internalAccount(uow.tx, uow.platformId, accountId);
     return { currency: account.currency, internal: account };
   }
-  const external = await deps.externalAccounts.findAny(uow.tx, uow.platformId, accountId);
+  const external = await (externalRead ?? deps.externalAccounts.findAny(uow.tx, uow.platformId, accountId));
   if (!external) throw externalAccountNotFound();
   deps.externalAccounts.requireProven(external);
   const platformPays = source.account ? source.account.purpose === 'PLATFORM' : source.customerId === null;
@@ -202,9 +214,12 @@ function draftQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteReque
   return { ...pricedQuote, quoteId, realtime, status, executeNow, reference, expiresAt, instructions };
 }
 
+/** The quote's transaction, written with the statement after it (its view from the values written). */
 async function createQuoteTransaction(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, destination: ResolvedDestination, draft: QuoteDraft): Promise<TransactionView> {
   const { amounts } = draft.priced;
-  return deps.transactions.create(uow, {
+  return deps.transactions.create(
+    uow,
+    {
     kind: QUOTE,
     customerId: source.customerId,
     type: 'OUTGOING',
@@ -221,12 +236,14 @@ async function createQuoteTransaction(deps: QuoteServiceDeps, uow: UnitOfWork, r
     ...(draft.realtime ? { source: source.view } : {}),
     reference: draft.reference,
     description: request.description ?? null,
-  });
+    },
+    { deferred: { platformCustomerId: source.platformCustomerId } },
+  );
 }
 
 async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, destination: ResolvedDestination, draft: QuoteDraft, transaction: TransactionView): Promise<QuoteRow> {
   const { amounts } = draft.priced;
-  return quoteRepo.insert(uow, {
+  return quoteRepo.insertWithNext(uow, {
     id: draft.quoteId,
     platform_id: uow.platformId,
     customer_id: source.customerId,
@@ -247,15 +264,13 @@ async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: Resol
     mid_rate: draft.priced.mid.toFixed(),
     transaction_id: transaction.id,
     funding_reference: draft.reference,
-    payment_instructions: draft.instructions ? JSON.stringify(draft.instructions) : null,
-    source: JSON.stringify(source.view),
-    destination: JSON.stringify(
-      destination.uma
-        ? { destinationType: 'UMA_ADDRESS', umaAddress: request.destination.umaAddress, currency: destination.currency }
-        : { destinationType: 'ACCOUNT', accountId: request.destination.accountId },
-    ),
+    payment_instructions: (draft.instructions as QuoteRow['payment_instructions']) ?? null,
+    source: source.view,
+    destination: destination.uma
+      ? { destinationType: 'UMA_ADDRESS', umaAddress: request.destination.umaAddress, currency: destination.currency }
+      : { destinationType: 'ACCOUNT', accountId: request.destination.accountId },
     description: request.description ?? null,
-    sca_challenge: draft.scaChallenge ? JSON.stringify(draft.scaChallenge) : null,
+    sca_challenge: draft.scaChallenge ?? null,
     expires_at: draft.expiresAt,
     executed_at: draft.executeNow ? uow.now : null,
     created_at: uow.now,
@@ -276,10 +291,14 @@ async function heldIfGated(deps: QuoteServiceDeps, uow: UnitOfWork, request: Quo
 
 /** Creates a quote and its outgoing transaction; executed at once when asked, else its expiry is scheduled. */
 export async function createQuote(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> {
-  const source = await resolveSource(deps, uow, request.source);
+  // An external destination is read in the same round trip as the source (db/read-with-next.ts), and checked after it.
+  const destinationId = request.destination.destinationType === 'ACCOUNT' ? request.destination.accountId : undefined;
+  const externalRead = destinationId && hasPrefix('ExternalAccount', destinationId) ? deps.externalAccounts.findWithNext(uow.tx, uow.platformId, destinationId) : undefined;
+  externalRead?.catch(() => undefined);
+  const source = await resolveSource(deps, uow, request);
   refuseUnlessReady(source.customerId, source.customerStatus, source.customerDeletedAt);
   for (const gate of deps.gates.of('quote.create')) await gate(uow, { customerId: source.customerId });
-  const destination = await resolveDestination(deps, uow, request, source);
+  const destination = await resolveDestination(deps, uow, request, source, externalRead);
   // A UMA payment may stay in one currency: the receiver's VASP is paid, not converted for.
   if (source.currency === destination.currency && !destination.uma) throw sameCurrency(source.currency);
   const pricedQuote = await priceQuote(deps, uow, request, source, destination);

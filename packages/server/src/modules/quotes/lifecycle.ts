@@ -82,9 +82,10 @@ function conversion(q: QuoteRow): Move {
   });
 }
 
+/** The quote's external destination, whoever owns it; read with the transaction's next statement (externalAccounts.findWithNext). */
 async function externalOf(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow): Promise<ExternalAccountRow | undefined> {
   if (!q.destination_account_id || !hasPrefix('ExternalAccount', q.destination_account_id)) return undefined;
-  return deps.externalAccounts.findAny(uow.tx, uow.platformId, q.destination_account_id);
+  return deps.externalAccounts.findWithNext(uow.tx, uow.platformId, q.destination_account_id);
 }
 
 /** A payout to an internal account completes at once; the payout rail decides the rest. */
@@ -128,11 +129,21 @@ export async function reviewQuoteJob(deps: QuoteLifecycleDeps, uow: UnitOfWork, 
   await scheduleJob(uow, { kind: SETTLE_JOB, payload: { quoteId: q.id, outcome }, runAt: inMs(uow, outcome.afterMs) });
 }
 
-/** Executes a PENDING quote the caller has locked. */
+/**
+ * Executes a PENDING quote the caller has locked. Its transaction (locked) and an external
+ * destination are read in the round trip that reads the account the money leaves as the account a
+ * move changes (ledger, `internalAccountToMove`); the quote's and the transaction's new status
+ * travel with the statements after it (db/write-with-next.ts).
+ */
 export async function executeLocked(deps: QuoteLifecycleDeps, uow: UnitOfWork, q: QuoteRow): Promise<QuoteRow> {
-  const updated = await quoteRepo.setStatus(uow, q.id, 'PROCESSING', true);
-  const transaction = await deps.transactions.setStatus(uow, q.transaction_id, { status: 'PROCESSING' });
-  await startPayout(deps, uow, updated, transaction, await externalOf(deps, uow, q));
+  const locked = deps.transactions.lockWithNext(uow, q.transaction_id);
+  const external = externalOf(deps, uow, q);
+  locked.catch(() => undefined);
+  external.catch(() => undefined);
+  if (q.source_account_id) await deps.ledger.internalAccountToMove(uow, q.source_account_id);
+  const transaction = await deps.transactions.setStatusWithNext(uow, await locked, 'PROCESSING');
+  const updated = await quoteRepo.setStatusWithNext(uow, q, 'PROCESSING', true);
+  await startPayout(deps, uow, updated, transaction, await external);
   return updated;
 }
 

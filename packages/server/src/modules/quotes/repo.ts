@@ -1,6 +1,6 @@
-import type { Insertable } from 'kysely';
 import type { Executor } from '../../db/schema.js';
-import type { QuotesTable, QuoteStatus } from './tables.js';
+import { writeWithNext } from '../../db/write-with-next.js';
+import type { QuoteStatus } from './tables.js';
 import type { PlatformId, QuoteId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { quoteNotFound } from './errors.js';
@@ -24,13 +24,18 @@ export const quoteRepo = {
 
   /**
    * The quote, locked for the rest of the unit of work, or 404; with its customer's standing (the
-   * quote's money moves only for a verified customer not deleted).
+   * quote's money moves only for a verified customer not deleted) and region (for the execution
+   * gates, `QuoteExecution.customerRegion`).
    */
-  async lock(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteRow & { customer_status: string | null; customer_deleted_at: Date | null }> {
+  async lock(uow: UnitOfWork, quoteId: QuoteId): Promise<QuoteRow & { customer_status: string | null; customer_deleted_at: Date | null; customer_region: string | null }> {
     const row = await uow.tx
       .selectFrom('quotes as q')
       .selectAll('q')
-      .select([customerField('q.customer_id', 'kyc_status').as('customer_status'), customerField('q.customer_id', 'deleted_at').as('customer_deleted_at')])
+      .select([
+        customerField('q.customer_id', 'kyc_status').as('customer_status'),
+        customerField('q.customer_id', 'deleted_at').as('customer_deleted_at'),
+        customerField('q.customer_id', 'region').as('customer_region'),
+      ])
       .where('q.platform_id', '=', uow.platformId)
       .where('q.id', '=', quoteId)
       .forNoKeyUpdate('q')
@@ -56,8 +61,33 @@ export const quoteRepo = {
     return paginate(query, filters, toItem);
   },
 
-  async insert(uow: UnitOfWork, values: Insertable<QuotesTable>): Promise<QuoteRow> {
-    return uow.tx.insertInto('quotes').values(values).returningAll().executeTakeFirstOrThrow();
+  /**
+   * A new quote, written with the transaction's next statement (db/write-with-next.ts): the row is
+   * the values given, as a read would answer them.
+   */
+  async insertWithNext(uow: UnitOfWork, row: QuoteRow): Promise<QuoteRow> {
+    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+    await writeWithNext(
+      uow.tx,
+      uow.tx.insertInto('quotes').values({
+        ...row,
+        payment_instructions: json(row.payment_instructions),
+        source: JSON.stringify(row.source),
+        destination: JSON.stringify(row.destination),
+        sca_challenge: json(row.sca_challenge),
+      }),
+    );
+    return row;
+  },
+
+  /**
+   * `setStatus` for a quote the unit of work holds locked as read (`lock`): the UPDATE travels with
+   * the transaction's next statement (db/write-with-next.ts), and the row is the one given as changed.
+   */
+  async setStatusWithNext<Row extends QuoteRow>(uow: UnitOfWork, locked: Row, status: QuoteStatus, executed = false): Promise<Row> {
+    const change = { status, updated_at: uow.now, ...(executed ? { executed_at: uow.now } : {}) };
+    await writeWithNext(uow.tx, uow.tx.updateTable('quotes').set(change).where('platform_id', '=', uow.platformId).where('id', '=', locked.id));
+    return { ...locked, ...change };
   },
 
   async setStatus(uow: UnitOfWork, quoteId: QuoteId, status: QuoteStatus, executed = false): Promise<QuoteRow> {

@@ -88,7 +88,7 @@ export async function executeQuote(deps: QuoteServiceDeps, uow: UnitOfWork, quot
   if (typeof walletPayload === 'string') {
     await deps.signedRequests.verifyPayload(uow, { payloadToSign: walletPayload, signature: signed.signature, accountIds: [q.source_account_id!] });
   }
-  const hold = await askExecutionGates(deps, uow, { quoteId: q.id, customerId: q.customer_id, destinationAccountId: q.destination_account_id });
+  const hold = await askExecutionGates(deps, uow, { quoteId: q.id, customerId: q.customer_id, destinationAccountId: q.destination_account_id, customerRegion: q.customer_region });
   if (hold) return quoteView(await holdForAuthorization(deps, uow, q, hold), uow.now);
   await deps.limits.consume(uow, q.sending_currency, q.total_sending_minor);
   return quoteView(await deps.lifecycle.executeLocked(uow, q));

@@ -17,6 +17,8 @@ import { challengeFor, isTrusted } from './trust.js';
  */
 export async function holdForSca(deps: ScaDeps, uow: UnitOfWork, subject: QuoteExecution): Promise<{ scaChallenge: QuoteScaChallenge } | undefined> {
   if (subject.customerId === null) return undefined;
+  // Most customers are outside the EEA: when the quote's read told the region, nothing is read.
+  if (subject.customerRegion !== undefined && !requiresSca(subject.customerRegion)) return undefined;
   const row = await deps.customers.findActive(uow.tx, uow.platformId, { id: subject.customerId });
   if (!row || !requiresSca(row.region)) return undefined;
   if (subject.destinationAccountId !== null && (await isTrusted(uow, row.id, subject.destinationAccountId)) && (await hasLiveSession(uow.tx, uow.platformId, row.id, uow.now))) return undefined;

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import net from 'node:net';
+import { createTestApp, type TestApp } from './harness.js';
+import { clabeAccountInfo, usAccountInfo } from '../bench/lib/setup.js';
+import type { Customer, ExternalAccount, InternalAccount, List, Quote } from './wire-types.js';
+
+/**
+ * The round trips each money move's transaction costs PostgreSQL when it runs alone (group commit
+ * on, its lane idle): counted on the wire, from the write that carries its BEGIN to the one that
+ * carries its COMMIT, on that connection. A regression here is a slower money path.
+ */
+const POSTGRES = process.env.DATABASE_URL !== undefined;
+let t: TestApp;
+const PG_PORT = Number(new URL(process.env.DATABASE_URL ?? 'postgres://localhost/x').port || 5432);
+// Every write to a socket, with the socket it went to (the spy calls the real write).
+const writes = vi.spyOn(net.Socket.prototype, 'write');
+
+beforeAll(async () => {
+  t = await createTestApp({ MONETA_COALESCE_WRITES: 'on' }, { listen: true });
+});
+afterAll(async () => {
+  writes.mockRestore();
+  await t?.close();
+});
+
+/** Per transaction sent to PostgreSQL since the spy was cleared: the writes from its BEGIN's to its COMMIT's, on its connection. */
+function transactionsOnTheWire(): number[] {
+  const done: number[] = [];
+  const open = new Map<net.Socket, number>();
+  writes.mock.calls.forEach(([chunk], i) => {
+    const socket = writes.mock.contexts[i] as net.Socket;
+    if (socket.remotePort !== PG_PORT || !Buffer.isBuffer(chunk)) return;
+    const text = chunk.toString('latin1');
+    // BEGIN and COMMIT are sent unnamed, so their text is on the wire.
+    if (/\0begin\0/i.test(text)) open.set(socket, 0);
+    const counted = open.get(socket);
+    if (counted === undefined) return;
+    open.set(socket, counted + 1);
+    if (/\0commit\0/i.test(text)) {
+      done.push(counted + 1);
+      open.delete(socket);
+    }
+  });
+  return done;
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${t.baseUrl}/2025-10-13${path}`, { method, headers: { authorization: t.platform.authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  expect(response.status).toBeLessThan(300);
+  return (await response.json()) as T;
+}
+
+/** The round trips of the one transaction `request` commits. */
+async function roundTripsOf(request: () => Promise<unknown>): Promise<number> {
+  writes.mockClear();
+  await request();
+  const transactions = transactionsOnTheWire();
+  expect(transactions).toHaveLength(1);
+  return transactions[0]!;
+}
+
+describe.skipIf(!POSTGRES)('round trips of a money move alone, on PostgreSQL', () => {
+  it('fund, transfer-out and quote create: 2 (BEGIN with the reads; the writes with the COMMIT); quote execute and create-and-execute: 3', async () => {
+    const customer = await call<Customer>('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Round Trips', currencies: ['USD'] });
+    const account = (await call<List<InternalAccount>>('GET', `/internal-account?customerId=${customer.id}`)).data[0]!;
+    const bank = await call<ExternalAccount>('POST', '/customers/external-accounts', { customerId: customer.id, currency: 'USD', accountInfo: usAccountInfo(7) });
+    const clabe = await call<ExternalAccount>('POST', '/customers/external-accounts', { customerId: customer.id, currency: 'MXN', accountInfo: clabeAccountInfo(7) });
+    const fund = () => call('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 100_000 });
+    const transferOut = () => call('POST', '/transfer-out', { source: { accountId: account.id }, destination: { accountId: bank.id }, amount: 10 });
+    const quote = (immediatelyExecute: boolean) =>
+      call<Quote>('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: account.id }, destination: { destinationType: 'ACCOUNT', accountId: clabe.id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100, immediatelyExecute });
+    // The platform's system accounts are opened by the first move that needs them.
+    await fund();
+    await transferOut();
+    await quote(true);
+
+    expect(await roundTripsOf(fund)).toBe(2);
+    expect(await roundTripsOf(transferOut)).toBe(2);
+    expect(await roundTripsOf(() => quote(false))).toBe(2);
+    const pending = await quote(false);
+    expect(await roundTripsOf(() => call('POST', `/quotes/${pending.id}/execute`, {}))).toBe(3);
+    expect(await roundTripsOf(() => quote(true))).toBe(3);
+  });
+});
