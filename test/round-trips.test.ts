@@ -81,4 +81,15 @@ describe.skipIf(!POSTGRES)('round trips of a money move alone, on PostgreSQL', (
     expect(await roundTripsOf(() => call('POST', `/quotes/${pending.id}/execute`, {}))).toBe(3);
     expect(await roundTripsOf(() => quote(true))).toBe(3);
   });
+
+  it('a card authorization: 3 (the card with its holder; the hold; the rest with the COMMIT)', async () => {
+    const customer = await call<Customer>('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Card Round Trips', currencies: ['USD'] });
+    const account = (await call<List<InternalAccount>>('GET', `/internal-account?customerId=${customer.id}`)).data[0]!;
+    await call('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 100_000 });
+    const card = await call<{ id: string }>('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account.id], platformCardId: 'round-trips-card' });
+    await t.container.jobs.runDue(); // the issuer activates it
+    const authorize = () => call('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1, currency: { code: 'USD' }, merchant: { descriptor: 'ROUND TRIPS', mcc: '5814', country: 'US' } });
+    await authorize(); // the first learns that its funding source is no wallet's
+    expect(await roundTripsOf(authorize)).toBe(3);
+  });
 });

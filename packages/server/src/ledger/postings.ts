@@ -166,10 +166,10 @@ export async function placeHold(tx: Tx, input: { platformId: PlatformId; account
   }
   refreshLocked(tx, row);
   const id = newId('Hold');
-  await tx
-    .insertInto('ledger_holds')
-    .values({ id, platform_id: input.platformId, account_id: input.accountId, amount_minor: input.amount, status: 'ACTIVE', reason: input.reason, created_at: input.at, updated_at: input.at })
-    .execute();
+  await writeWithNext(
+    tx,
+    tx.insertInto('ledger_holds').values({ id, platform_id: input.platformId, account_id: input.accountId, amount_minor: input.amount, status: 'ACTIVE', reason: input.reason, created_at: input.at, updated_at: input.at }),
+  );
   return { holdId: id, account: row };
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { writeWithNext } from '../../db/write-with-next.js';
 import { isError } from '../../core/errors.js';
 import { newId, type CardId, type CardTransactionId, type HoldId, type InternalAccountId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
@@ -15,6 +16,7 @@ import {
   announceCardTransaction,
   CARD,
   cardholderOf,
+  cardWithHolder,
   DELAYED_PULL_MS,
   lockCardTransaction,
   PULL_CONFIRMATION_JOB,
@@ -143,34 +145,35 @@ async function open(deps: CardTransactionDeps, uow: UnitOfWork, card: CardRow, a
   const pulls = credit || auth.kind === 'BALANCE_INQUIRY' ? 0 : 1;
   const pending = pulls === 1 && auth.pull !== 'CONFIRMED' ? 1 : 0;
   const status: CardTransactionStatus = settledAtOnce ? 'SETTLED' : 'AUTHORIZED';
-  const row = await uow.tx
-    .insertInto('card_transactions')
-    .values({
-      id,
-      platform_id: uow.platformId,
-      card_id: card.id,
-      customer_id: card.cardholder_id,
-      account_id: funding.account,
-      kind: auth.kind,
-      direction: credit ? 'CREDIT' : 'DEBIT',
-      status,
-      currency: card.currency,
-      issuer_transaction_token: token,
-      merchant: JSON.stringify({ descriptor: auth.merchant.descriptor, ...(auth.merchant.mcc ? { mcc: auth.merchant.mcc } : {}), ...(auth.merchant.country ? { country: auth.merchant.country } : {}) }),
-      hold_id: funding.holdId,
-      authorized_minor: amount,
-      settled_minor: settledAtOnce ? amount : 0n,
-      pull_count: pulls,
-      pull_total_minor: pulls === 1 ? amount : 0n,
-      pull_pending_count: pending,
-      settlement_count: settledAtOnce && amount > 0n ? 1 : 0,
-      authorized_at: uow.now,
-      last_event_at: uow.now,
-      created_at: uow.now,
-      updated_at: uow.now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const merchant = { descriptor: auth.merchant.descriptor, ...(auth.merchant.mcc ? { mcc: auth.merchant.mcc } : {}), ...(auth.merchant.country ? { country: auth.merchant.country } : {}) };
+  // The row as a read would answer it (its counters start at zero), written with the next statement.
+  const row: Selectable<CardTransactionsTable> = {
+    id,
+    platform_id: uow.platformId,
+    card_id: card.id,
+    customer_id: card.cardholder_id,
+    account_id: funding.account,
+    kind: auth.kind,
+    direction: credit ? 'CREDIT' : 'DEBIT',
+    status,
+    currency: card.currency,
+    issuer_transaction_token: token,
+    merchant,
+    hold_id: funding.holdId,
+    authorized_minor: amount,
+    settled_minor: settledAtOnce ? amount : 0n,
+    pull_count: pulls,
+    pull_total_minor: pulls === 1 ? amount : 0n,
+    pull_pending_count: pending,
+    settlement_count: settledAtOnce && amount > 0n ? 1 : 0,
+    refunded_minor: 0n,
+    refund_count: 0,
+    authorized_at: uow.now,
+    last_event_at: uow.now,
+    created_at: uow.now,
+    updated_at: uow.now,
+  };
+  await writeWithNext(uow.tx, uow.tx.insertInto('card_transactions').values({ ...row, merchant: JSON.stringify(merchant) }));
   await deps.transactions.index(uow, { id, kind: CARD, type: 'CARD', direction: row.direction, status, customerId: card.cardholder_id, accountId: funding.account, amount, currency: card.currency });
   await recordCardEvent(uow, id, auth.kind, amount, 'APPROVED', { merchantAmount: auth.amount, merchantCurrency: auth.currency });
   if (pulls === 1) {
@@ -188,10 +191,9 @@ async function open(deps: CardTransactionDeps, uow: UnitOfWork, card: CardRow, a
  * card is not ACTIVE, the network declined it, or no funding source covers a debit.
  */
 export async function authorize(deps: CardTransactionDeps, uow: UnitOfWork, cardId: CardId, auth: NetworkAuthorization): Promise<AuthorizationResult> {
-  const card = await deps.loadCard(uow.tx, uow.platformId, cardId);
+  const { card, holder } = await cardWithHolder(uow, cardId);
   const token = randomUUID();
   const declined = (declineReason: DeclineReason): AuthorizationResult => ({ approved: false, issuerTransactionToken: token, declineReason });
-  const holder = await cardholderOf(uow, card.cardholder_id);
   const stateDecline = declineFor(card) ?? holderDecline(holder);
   if (stateDecline) return declined(stateDecline);
   if (auth.declinedBy) return declined(auth.declinedBy);

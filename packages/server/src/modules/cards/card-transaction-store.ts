@@ -5,12 +5,13 @@ import type { CardId, CardTransactionId, CustomerId, InternalAccountId, Platform
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { Executor } from '../../db/schema.js';
 import { inSavepoint } from '../../db/savepoint.js';
+import { writeWithNext } from '../../db/write-with-next.js';
 import { moves, type Ledger } from '../../ledger/index.js';
 import { insufficientFunds } from '../../ledger/errors.js';
 import { toJson } from '../../lib/json.js';
 import type { RateSource } from '../../fx/rate-source.js';
 import type { TransactionService } from '../transactions/service.js';
-import { cardTransactionNotFound } from './errors.js';
+import { cardNotFound, cardTransactionNotFound } from './errors.js';
 import { cardTransactionView, type CardRow, type CardTransactionRow, type CardTransactionView } from './view.js';
 import { customerField, customerFields } from '../customers/queries.js';
 
@@ -53,11 +54,12 @@ export async function lockCardTransaction(uow: UnitOfWork, cardId: CardId, id: C
 }
 
 /** Keeps one step of a card transaction as a card event. */
+/** Records a card event; the row travels with the transaction's next statement (db/write-with-next.ts). */
 export async function recordCardEvent(uow: UnitOfWork, id: CardTransactionId, type: string, amount: bigint, status: string, details: Record<string, unknown> = {}): Promise<void> {
-  await uow.tx
-    .insertInto('card_events')
-    .values({ id: uuidv7(), platform_id: uow.platformId, card_transaction_id: id, type, amount_minor: amount, status, details: toJson(details), created_at: uow.now })
-    .execute();
+  await writeWithNext(
+    uow.tx,
+    uow.tx.insertInto('card_events').values({ id: uuidv7(), platform_id: uow.platformId, card_transaction_id: id, type, amount_minor: amount, status, details: toJson(details), created_at: uow.now }),
+  );
 }
 
 export function announceCardTransaction(uow: UnitOfWork, row: CardTransactionRow): CardTransactionView {
@@ -80,6 +82,24 @@ export async function saveCardTransaction(deps: Pick<CardTransactionDeps, 'trans
 
 export async function cardholderOf(uow: UnitOfWork, customerId: CustomerId) {
   return customerFields(uow.tx, customerId, ['platform_customer_id', 'kyc_status', 'deleted_at']);
+}
+
+/** A card of the platform (CARD_NOT_FOUND otherwise) with what `cardholderOf` tells of its holder, in one statement. */
+export async function cardWithHolder(uow: UnitOfWork, cardId: CardId) {
+  const row = await uow.tx
+    .selectFrom('cards')
+    .selectAll('cards')
+    .select([
+      customerField('cards.cardholder_id', 'platform_customer_id').as('holder_platform_customer_id'),
+      customerField('cards.cardholder_id', 'kyc_status').as('holder_kyc_status'),
+      customerField('cards.cardholder_id', 'deleted_at').as('holder_deleted_at'),
+    ])
+    .where('cards.platform_id', '=', uow.platformId)
+    .where('cards.id', '=', cardId)
+    .executeTakeFirst();
+  if (!row) throw cardNotFound();
+  const { holder_platform_customer_id, holder_kyc_status, holder_deleted_at, ...card } = row;
+  return { card, holder: { platform_customer_id: holder_platform_customer_id, kyc_status: holder_kyc_status ?? '', deleted_at: holder_deleted_at } };
 }
 
 /** Takes money from an account for the outside, or reports it could not (nothing is written then). */

@@ -242,9 +242,7 @@ export interface IndexEntry {
  * and its listing (ModuleDefinition.listings) gives its `type` and its id type.
  */
 export async function indexPayment(uow: UnitOfWork, entry: IndexEntry): Promise<void> {
-  await uow.tx
-    .insertInto('transactions')
-    .values({
+  const insert = uow.tx.insertInto('transactions').values({
       id: entry.id,
       platform_id: uow.platformId,
       customer_id: entry.customerId,
@@ -268,8 +266,9 @@ export async function indexPayment(uow: UnitOfWork, entry: IndexEntry): Promise<
       details: '{}',
       created_at: uow.now,
       updated_at: uow.now,
-    })
-    .execute();
+    });
+  // Nothing reads it back but what follows in the transaction, which sees it.
+  await writeWithNext(uow.tx, insert);
 }
 
 /** Keeps an indexed payment's status (what the list filters on) in step with its own record. */
