@@ -11,7 +11,7 @@ import { mayGoNegative, SYSTEM_PURPOSES, type SystemPurpose } from './policy.js'
 
 export type AccountRow = Selectable<LedgerAccountsTable>;
 /** An account with its holder's standing (null for a platform account): verification status, when it was deleted, its platformCustomerId. */
-export type HeldAccountRow = AccountRow & { holder_status: string | null; holder_deleted_at: Date | null; holder_platform_customer_id: string | null };
+export type HeldAccountRow = AccountRow & { holder_status: string | null; holder_deleted_at: Date | null; holder_platform_customer_id: string | null; holder_region: string | null };
 
 export interface InternalAccountView {
   id: InternalAccountId;
@@ -205,7 +205,7 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
         .selectFrom('ledger_accounts as a')
         .leftJoin('customers as c', 'c.id', 'a.customer_id')
         .selectAll('a')
-        .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id'])
+        .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id', 'c.region as holder_region'])
         .where('a.platform_id', '=', platformId)
         .where('a.id', '=', accountId)
         .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM']);

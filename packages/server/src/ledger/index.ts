@@ -27,7 +27,7 @@ export interface EntryLabel {
 export type Ledger = ReturnType<typeof createLedger>;
 
 /** What an account's read tells of its holder beside the account's own row. */
-type HolderStanding = Pick<HeldAccountRow, 'holder_status' | 'holder_deleted_at' | 'holder_platform_customer_id'>;
+type HolderStanding = Pick<HeldAccountRow, 'holder_status' | 'holder_deleted_at' | 'holder_platform_customer_id' | 'holder_region'>;
 
 /** An account a unit before this one in the batch locked, as it stands now (no round trip), if it is this platform's. */
 function knownLockedAccount(uow: UnitOfWork, accountId: InternalAccountId): HeldAccountRow | undefined {
@@ -40,9 +40,9 @@ function knownLockedAccount(uow: UnitOfWork, accountId: InternalAccountId): Held
 /** Reads an internal account under its row lock, and keeps what the transaction now knows of it. */
 async function lockAccount(accounts: AccountStore, uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
   const row = await accounts.internalAccount(uow.tx, uow.platformId, accountId, { lock: true });
-  const { holder_status, holder_deleted_at, holder_platform_customer_id, ...account } = row;
+  const { holder_status, holder_deleted_at, holder_platform_customer_id, holder_region, ...account } = row;
   lockedRows<AccountRow>(uow.tx).set(account.id, account);
-  besideLockedRows<HolderStanding>(uow.tx).set(account.id, { holder_status, holder_deleted_at, holder_platform_customer_id });
+  besideLockedRows<HolderStanding>(uow.tx).set(account.id, { holder_status, holder_deleted_at, holder_platform_customer_id, holder_region });
   return row;
 }
 

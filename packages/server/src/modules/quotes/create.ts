@@ -45,6 +45,8 @@ interface ResolvedSource {
   customerDeletedAt: Date | null;
   /** The paying customer's platformCustomerId, which the transaction's view shows (null when the platform pays). */
   platformCustomerId: string | null;
+  /** The paying customer's region, for the execution gates (null when the platform pays). */
+  customerRegion: string | null;
   currency: string;
   view: Record<string, unknown>;
   payerName?: string;
@@ -78,10 +80,10 @@ interface QuoteDraft extends PricedQuote {
   scaChallenge?: QuoteScaChallenge;
 }
 
-async function customerRow(deps: QuoteServiceDeps, uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string; deletedAt: Date | null; platformCustomerId: string | null }> {
+async function customerRow(deps: QuoteServiceDeps, uow: UnitOfWork, customerId: CustomerId): Promise<{ id: CustomerId; name: string; status: string; deletedAt: Date | null; platformCustomerId: string | null; region: string | null }> {
   const row = await deps.customers.findActive(uow.tx, uow.platformId, { id: customerId });
   if (!row) throw customerNotFound();
-  return { id: row.id, name: holderName(row), status: row.kyc_status, deletedAt: row.deleted_at, platformCustomerId: row.platform_customer_id };
+  return { id: row.id, name: holderName(row), status: row.kyc_status, deletedAt: row.deleted_at, platformCustomerId: row.platform_customer_id, region: row.region };
 }
 
 /** The paying account; read as the account a move will change when the quote executes at once (ledger, `internalAccountToMove`). */
@@ -91,11 +93,14 @@ async function resolveAccountSource(deps: QuoteServiceDeps, uow: UnitOfWork, sou
   let customerStatus = account.holder_status;
   let customerDeletedAt = account.holder_deleted_at;
   let platformCustomerId = account.holder_platform_customer_id;
+  let customerRegion = account.holder_region;
   if (source.customerId !== undefined) {
     if (account.customer_id !== null && source.customerId !== account.customer_id) throw notTheSourceOwner();
-    if (account.customer_id === null) ({ id: customerId, status: customerStatus, deletedAt: customerDeletedAt, platformCustomerId } = await customerRow(deps, uow, source.customerId));
+    if (account.customer_id === null) {
+      ({ id: customerId, status: customerStatus, deletedAt: customerDeletedAt, platformCustomerId, region: customerRegion } = await customerRow(deps, uow, source.customerId));
+    }
   }
-  return { account, customerId, customerStatus, customerDeletedAt, platformCustomerId, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
+  return { account, customerId, customerStatus, customerDeletedAt, platformCustomerId, customerRegion, currency: account.currency, view: { sourceType: 'ACCOUNT', accountId: account.id, ...(customerId ? { customerId } : {}) } };
 }
 
 async function resolveSource(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest): Promise<ResolvedSource> {
@@ -109,6 +114,7 @@ async function resolveSource(deps: QuoteServiceDeps, uow: UnitOfWork, request: Q
     customerStatus: customer?.status ?? null,
     customerDeletedAt: customer?.deletedAt ?? null,
     platformCustomerId: customer?.platformCustomerId ?? null,
+    customerRegion: customer?.region ?? null,
     currency: source.currency!,
     view: { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(customerId ? { customerId } : {}) },
     payerName: customer?.name ?? 'Moneta Sandbox',
@@ -285,7 +291,7 @@ async function insertQuote(uow: UnitOfWork, request: QuoteRequest, source: Resol
  */
 async function heldIfGated(deps: QuoteServiceDeps, uow: UnitOfWork, request: QuoteRequest, source: ResolvedSource, draft: QuoteDraft): Promise<QuoteDraft> {
   if (!draft.executeNow && !draft.realtime) return draft;
-  const hold = await askExecutionGates(deps, uow, { quoteId: draft.quoteId, customerId: source.customerId, destinationAccountId: request.destination.accountId ?? null });
+  const hold = await askExecutionGates(deps, uow, { quoteId: draft.quoteId, customerId: source.customerId, destinationAccountId: request.destination.accountId ?? null, customerRegion: source.customerRegion });
   return hold ? { ...draft, status: 'PENDING_AUTHORIZATION', executeNow: false, scaChallenge: hold.scaChallenge } : draft;
 }
 
