@@ -1,6 +1,7 @@
-import { createECDH, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Currency, getLnurlpResponse, getPayReqResponse, KycStatus, parseLnurlpRequest, PayRequest, PubKeyResponse } from '@uma-sdk/core';
 import { currencyOf } from '../lib/currencies.js';
+import { generateSecp256k1 } from '../crypto/secp256k1.js';
 
 /**
  * The sandbox's test VASP: the reference's test addresses (`$success.usd@sandbox.grid.uma.money`,
@@ -41,10 +42,7 @@ const json = (status: number, body: unknown) => ({ status, text: typeof body ===
 const error = (status: number, code: string, reason: string) => json(status, { status: 'ERROR', code, reason });
 
 export function createSandboxUmaPeer() {
-  const ecdh = createECDH('secp256k1');
-  ecdh.generateKeys();
-  const privateKey = ecdh.getPrivateKey();
-  const publicKey = ecdh.getPublicKey('hex', 'uncompressed');
+  const { privateKey, publicKey } = generateSecp256k1();
   /** Settlement attempts by reference ($slow answers 202 twice). */
   const attempts = new Map<string, number>();
 

@@ -1,8 +1,8 @@
-import { createECDH } from 'node:crypto';
 import { PubKeyResponse } from '@uma-sdk/core';
 import type { PlatformId } from '../../core/ids.js';
 import type { Db, Executor } from '../../db/schema.js';
 import type { Sealer } from '../../lib/sealed.js';
+import { generateSecp256k1, secp256k1Scalar } from '../../crypto/secp256k1.js';
 
 export interface UmaKeyPair {
   privateKey: Buffer;
@@ -36,9 +36,8 @@ export function createUmaKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
   async function ensure(executor: Executor, platformId: PlatformId, at: Date): Promise<{ private_key_sealed: string; public_key: string }> {
     let row = await executor.selectFrom('uma_keys').select(['private_key_sealed', 'public_key']).where('platform_id', '=', platformId).executeTakeFirst();
     if (!row) {
-      const ecdh = createECDH('secp256k1');
-      ecdh.generateKeys();
-      const values = { platform_id: platformId, private_key_sealed: sealer.seal(ecdh.getPrivateKey('hex'), context(platformId)), public_key: ecdh.getPublicKey('hex', 'uncompressed'), created_at: at };
+      const pair = generateSecp256k1();
+      const values = { platform_id: platformId, private_key_sealed: sealer.seal(pair.privateKey.toString('hex'), context(platformId)), public_key: pair.publicKey, created_at: at };
       // Two first uses at once: one key wins and both use it.
       await executor.insertInto('uma_keys').values(values).onConflict((oc) => oc.column('platform_id').doNothing()).execute();
       row = await executor.selectFrom('uma_keys').select(['private_key_sealed', 'public_key']).where('platform_id', '=', platformId).executeTakeFirstOrThrow();
@@ -49,7 +48,7 @@ export function createUmaKeys({ db, sealer }: { db: Db; sealer: Sealer }) {
 
   async function keyPair(executor: Executor, platformId: PlatformId, at: Date): Promise<UmaKeyPair> {
     const row = await ensure(executor, platformId, at);
-    return { privateKey: Buffer.from(sealer.open(row.private_key_sealed, context(platformId)), 'hex'), publicKey: row.public_key };
+    return { privateKey: secp256k1Scalar(sealer.open(row.private_key_sealed, context(platformId))), publicKey: row.public_key };
   }
   return {
     keyPair,

@@ -1,9 +1,9 @@
-import { createECDH } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Currency, getLnurlpResponse, getPayReqResponse, getSignedLnurlpRequestUrl, KycStatus, LnurlpResponse, parseLnurlpRequest, PayRequest, PubKeyResponse, signPayload } from '@uma-sdk/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { paymentFixtures } from '../../../../../test/payments-fixtures.js';
+import { generateSecp256k1 } from '../../crypto/secp256k1.js';
 
 /**
  * Counterparties that misbehave. A tiny VASP on loopback plays the other side with its own keys,
@@ -27,11 +27,7 @@ type Mode =
   | 'payreq-wrong-amount'
   | 'payreq-foreign-signature';
 
-function keyPair() {
-  const ecdh = createECDH('secp256k1');
-  ecdh.generateKeys();
-  return { privateKey: ecdh.getPrivateKey(), publicKey: ecdh.getPublicKey('hex', 'uncompressed') };
-}
+const keyPair = generateSecp256k1;
 
 let t: TestApp;
 let p: TestPlatform;

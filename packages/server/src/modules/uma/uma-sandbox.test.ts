@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { createECDH, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorShape, type TestApp, type TestPlatform } from '../../../../../test/harness.js';
 import { paymentFixtures } from '../../../../../test/payments-fixtures.js';
 import type { Quote, Transaction } from '../../../../../test/wire-types.js';
+import { createSealer } from '../../lib/sealed.js';
 
 /**
  * UMA in the sandbox: the reference's test addresses answered by the in-process test VASP (the same
@@ -142,6 +143,33 @@ describe('key rotation', () => {
       await after.close();
     } finally {
       await before.close();
+    }
+  });
+});
+
+describe('a platform key stored short', () => {
+  it('signs: a key Node’s ECDH handed out as 31 bytes (a leading zero byte, one key in 256) is padded when opened', async () => {
+    const encryptionKey = randomBytes(32);
+    const app = await createTestApp({}, { encryptionKey });
+    try {
+      const customer = await app.api<{ id: string }>(app.platform, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Zoe Zero', currencies: ['USD'] });
+      expect(customer.status).toBe(201);
+      // The key as the code before the fix stored it: the shortened scalar's hex.
+      let ecdh = createECDH('secp256k1');
+      do {
+        ecdh = createECDH('secp256k1');
+        ecdh.generateKeys();
+      } while (ecdh.getPrivateKey().length === 32);
+      const sealed = createSealer(encryptionKey).seal(ecdh.getPrivateKey('hex'), `uma-key:${app.platform.id}`);
+      await app.database.db
+        .updateTable('uma_keys')
+        .set({ private_key_sealed: sealed, public_key: ecdh.getPublicKey('hex', 'uncompressed') })
+        .where('platform_id', '=', app.platform.id)
+        .execute();
+      const found = await app.api<UmaLookup>(app.platform, 'GET', `/receiver/uma/${encodeURIComponent('$success.usd@sandbox.grid.uma.money')}?customerId=${customer.body.id}`);
+      expect(found.status, found.text).toBe(200);
+    } finally {
+      await app.close();
     }
   });
 });
