@@ -2,6 +2,7 @@ import { isConnectionLoss, isRetryableConflict, isTransactionAborted } from '../
 import { inSavepoint } from './savepoint.js';
 import type { Db, Tx } from './schema.js';
 import { takeWakeMarks, wakeupsOf } from './wake.js';
+import { bindTransaction, handOver } from './handoff.js';
 
 /**
  * Group commit: units of work that arrive together share one transaction and one COMMIT (one WAL
@@ -139,6 +140,7 @@ function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<
     try {
       await db.transaction().execute(async (tx) => {
         current = tx;
+        bindTransaction(tx, db);
         for (const unit of batch) {
           try {
             outcomes.push({ kind: 'done', value: await inSavepoint(tx, () => unit.work(tx), { release: false }) });
@@ -161,6 +163,7 @@ function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<
       for (const unit of batch) settleAlone(unit);
       return;
     }
+    if (current) handOver(current);
     const marks = current && takeWakeMarks(current);
     if (marks) wakeupsOf(db).committed(marks);
     batch.forEach((unit, i) => {

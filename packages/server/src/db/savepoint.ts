@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from './schema.js';
 import { forgetLockedRows } from './locked-rows.js';
+import { dropSince, savepointMark } from './handoff.js';
 
 let counter = 0;
 
@@ -11,6 +12,7 @@ let counter = 0;
  */
 export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>, options: { release?: boolean } = {}): Promise<T> {
   const name = sql.raw(`attempt_${++counter}`);
+  const handoffs = savepointMark(tx);
   await sql`SAVEPOINT ${name}`.execute(tx);
   try {
     const result = await work();
@@ -21,6 +23,8 @@ export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>, options: { 
   } catch (error) {
     // Row locks taken inside the savepoint go with it: what the transaction knew of them is stale.
     forgetLockedRows(tx);
+    // Nor is what it handed over to this process's work after the commit (db/handoff.ts).
+    dropSince(tx, handoffs);
     await sql`ROLLBACK TO SAVEPOINT ${name}`.execute(tx);
     throw error;
   }

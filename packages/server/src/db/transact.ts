@@ -3,6 +3,7 @@ import { isRetryableConflict } from '../lib/db-errors.js';
 import type { Db, Tx } from './schema.js';
 import { takeWakeMarks, wakeupsOf } from './wake.js';
 import { groupCommitOf } from './group-commit.js';
+import { bindTransaction, handOver } from './handoff.js';
 
 export interface TransactOptions {
   /**
@@ -70,11 +71,13 @@ export async function transactAlone<T>(db: Db, work: (tx: Tx) => Promise<T>, { f
       let current: Tx | undefined;
       const result = await db.transaction().execute((tx) => {
         current = tx;
+        bindTransaction(tx, db);
         ownTransactions.add(tx);
         if (forLane) laneTransactions.add(tx);
         return work(tx);
       });
       // Committed: wake whoever does the work this transaction wrote (events, jobs), here and elsewhere.
+      if (current) handOver(current);
       const marks = current && takeWakeMarks(current);
       if (marks) wakeupsOf(db).committed(marks);
       return result;

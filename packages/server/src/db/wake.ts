@@ -21,7 +21,12 @@ import type { Db, Tx } from './schema.js';
  * after its WAL flush), which would take money moves out of group commit. A crash between a commit
  * and its NOTIFY costs that event one fallback poll, never the event.
  */
-export type WakeChannel = 'events' | 'jobs' | 'request_logs';
+/**
+ * `events`: new event rows (the event stream follows them); `deliveries`: events due for a deliverer
+ * to claim (new ones not handed to this process's deliverer, db/handoff.ts, and ones made due again);
+ * `jobs`; `request_logs`.
+ */
+export type WakeChannel = 'events' | 'deliveries' | 'jobs' | 'request_logs';
 
 export interface Wakeups {
   /** Calls `listener` after each commit that marked `channel` (here or, on PostgreSQL, in another process). Returns the unsubscribe. */
@@ -36,7 +41,7 @@ export interface Wakeups {
 const CHANNEL = 'moneta_wake';
 /** The LISTEN connection's application_name, as pg_stat_activity shows it. */
 export const LISTENER_NAME = 'moneta-wake-listener';
-const CHANNELS: readonly WakeChannel[] = ['events', 'jobs', 'request_logs'];
+const CHANNELS: readonly WakeChannel[] = ['events', 'deliveries', 'jobs', 'request_logs'];
 const MAX_BACKOFF_MS = 30_000;
 const FIRST_BACKOFF_MS = 100;
 const NOTIFY_GAP_MS = 10;

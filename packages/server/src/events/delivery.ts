@@ -9,6 +9,7 @@ import { newId, type PlatformId } from '../core/ids.js';
 import { createPoller } from '../lib/poller.js';
 import { wakeupsOf } from '../db/wake.js';
 import { prioritizedDb } from '../db/database.js';
+import { setHandoffConsumer, type HandoffConsumer } from '../db/handoff.js';
 import { signBody, type SigningKeys } from './signing-keys.js';
 import { OutboundError, type Outbound } from '../outbound/guard.js';
 
@@ -354,11 +355,40 @@ export async function sendTestEvent(d: Delivery, platformId: PlatformId): Promis
   return { url, response_status: attempt.statusCode!, response_body: attempt.excerpt ?? '' };
 }
 
+/**
+ * Events this process's own commits wrote, sent at once (db/handoff.ts): no claim, as they were
+ * written leased to this deliverer. At most `batchSize` of them unfinished at once, beside at most
+ * as many claimed ones, so every wave still fits in the lease; past that, new events are written
+ * unleased and claimed as before.
+ */
+function createHandoffs(d: Delivery): HandoffConsumer<EventRow> & { idle(): Promise<void> } {
+  const recorder = createRecorder(d);
+  const unfinished = new Set<Promise<void>>();
+  return {
+    leaseMs: () => d.leaseMs,
+    accepts: (count) => !d.stopping.signal.aborted && unfinished.size + count <= d.batchSize,
+    take(events) {
+      for (const event of events) {
+        const sending: Promise<void> = d
+          .limit(() => sendOne(d, event))
+          .then((tried) => tried && recorder.add(tried))
+          .finally(() => unfinished.delete(sending));
+        unfinished.add(sending);
+      }
+    },
+    async idle() {
+      await Promise.all(unfinished);
+      await recorder.idle();
+    },
+  };
+}
+
 export type WebhookDeliverer = ReturnType<typeof createWebhookDeliverer>;
 
 /**
  * Delivers the outbox. Due events are leased (FOR UPDATE SKIP LOCKED, then a lease time written
- * and committed), sent without holding any database connection, and the outcome recorded.
+ * and committed), sent without holding any database connection, and the outcome recorded; events
+ * this process's own commits write come leased already and are sent as soon as they commit.
  * Two workers never send one attempt at once; a crash between sending and recording lets the lease
  * lapse and the event is sent again: at least once, never lost.
  */
@@ -366,18 +396,25 @@ export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
   const poller = createPoller('webhook delivery', () => drainOutbox(delivery));
   // On PGlite the deliverer's statements go ahead of queued API transactions (db/pglite-pool.ts).
   const delivery: Delivery = { ...deliverySettings({ ...deps, db: prioritizedDb(deps.db) }), state: poller.state };
+  const handoffs = createHandoffs(delivery);
   return {
     useLogger: poller.useLogger,
     runDue: poller.runDue,
     /**
-     * Delivers each event when the commit that wrote it wakes the deliverer (db/wake.ts), and polls:
+     * Delivers each event as soon as the commit that wrote it returns: handed over in memory when this
+     * process wrote it (db/handoff.ts), else woken by the commit (db/wake.ts) to claim it. And polls:
      * every `intervalMs` while wake-ups are down (PostgreSQL's LISTEN connection lost), else every
      * `fallbackPollMs` for what time alone makes due (retries).
      */
-    start: (intervalMs = 500) => poller.start(intervalMs, { wakeups: wakeupsOf(deps.db), channel: 'events', fallbackMs: Math.max(intervalMs, deps.fallbackPollMs ?? 2_000) }),
+    start: (intervalMs = 500) => {
+      setHandoffConsumer(deps.db, handoffs);
+      poller.start(intervalMs, { wakeups: wakeupsOf(deps.db), channel: 'deliveries', fallbackMs: Math.max(intervalMs, deps.fallbackPollMs ?? 2_000) });
+    },
     /** Stops polling and abandons requests in flight (their events are released and sent again later). */
     async stop(): Promise<void> {
+      setHandoffConsumer(deps.db, undefined);
       delivery.stopping.abort();
+      await handoffs.idle();
       await poller.stop();
     },
     sendTest: (platformId: PlatformId) => sendTestEvent(delivery, platformId),

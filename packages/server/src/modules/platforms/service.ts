@@ -325,7 +325,7 @@ export async function advanceClock(p: PlatformContext, ctx: UnitOfWork, seconds:
     .executeTakeFirstOrThrow();
   p.clock.invalidate(ctx.platformId);
   // Events and jobs this makes due run when it commits, not at the next poll.
-  wakeAfterCommit(ctx.tx, 'events');
+  wakeAfterCommit(ctx.tx, 'deliveries');
   wakeAfterCommit(ctx.tx, 'jobs');
   return {
     now: new Date(ctx.now.getTime() + seconds * 1000).toISOString(),

@@ -116,6 +116,7 @@ export function createWebhookService({ db, signingKeys }: { db: Db; signingKeys:
         .returningAll()
         .executeTakeFirstOrThrow();
       wakeAfterCommit(uow.tx, 'events');
+      wakeAfterCommit(uow.tx, 'deliveries');
       // The same shape as GET: the attempts so far (the new one is added when the worker sends it).
       return withAttempts(uow.tx, updated);
     },

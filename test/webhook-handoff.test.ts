@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../packages/server/src/config.js';
+import type { DatabaseHandle } from '../packages/server/src/db/database.js';
+import { createContainer } from '../packages/server/src/container.js';
+import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
+import { writeEvents } from '../packages/server/src/core/outbox.js';
+import { newId, type PlatformId, type WebhookEventId } from '../packages/server/src/core/ids.js';
+import type { Container } from '../packages/server/src/contract/container.js';
+import { wakeupsOf } from '../packages/server/src/db/wake.js';
+import { openTestDatabase } from './harness.js';
+
+/**
+ * Events a process commits reach its own deliverer in memory (db/handoff.ts): written leased to it,
+ * sent as soon as the commit returns, with no claim and no wake-up to claim them. Only what
+ * committed is handed over (a group-commit unit that failed hands nothing); a stopped deliverer
+ * takes nothing (the events are written for the pollers, as before); a leased event whose process
+ * died is claimed once its lease lapses. Every deliverer here polls once a minute.
+ */
+const POLL_MS = 60_000;
+const WAIT_MS = 30_000;
+const ENCRYPTION_KEY = randomBytes(32).toString('hex');
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function startReceiver() {
+  const arrived = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const id = String(req.headers['webhook-id']);
+    arrived.set(id, (arrived.get(id) ?? 0) + 1);
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    arrived,
+    async waitFor(ids: readonly string[], ms = WAIT_MS): Promise<boolean> {
+      const deadline = Date.now() + ms;
+      while (!ids.every((id) => arrived.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return ids.every((id) => arrived.has(id));
+    },
+  };
+}
+
+/** A database, a container on it whose platform's endpoint is `url`, and its deliverer started (the greeting delivered). */
+async function setUp(url: string, options: { coalesceWrites?: boolean } = {}): Promise<{ database: DatabaseHandle; services: Container; platformId: PlatformId }> {
+  const database = await openTestDatabase(options);
+  cleanups.push(() => database.close());
+  const config = loadConfig({ MONETA_ENCRYPTION_KEY: ENCRYPTION_KEY, MONETA_MODE: 'sandbox', LOG_LEVEL: 'warn', DATA_DIR: '/tmp/moneta-test-unused' });
+  const services = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: Buffer.from(ENCRYPTION_KEY, 'hex') });
+  const platform = await services.platforms.create(database.db, { name: 'Handoff', now: new Date() });
+  await runUnitOfWork(database.db, { platformId: platform.id, now: new Date(), actor: { type: 'OPERATOR' } }, (uow) => services.platforms.updateConfig(uow, { webhookEndpoint: url }));
+  services.webhooks.start(POLL_MS);
+  cleanups.push(() => services.webhooks.stop());
+  await services.webhooks.runDue();
+  return { database, services, platformId: platform.id };
+}
+
+const scopeOf = (platformId: PlatformId) => ({ platformId, now: new Date(), actor: { type: 'OPERATOR' as const } });
+
+async function settled(database: DatabaseHandle, id: WebhookEventId) {
+  let row = { delivery_status: '', attempts: 0, lease_until: null as Date | null };
+  for (let i = 0; i < 200 && row.delivery_status !== 'DELIVERED'; i++) {
+    row = await database.db.selectFrom('events').select(['delivery_status', 'attempts', 'lease_until']).where('id', '=', id).executeTakeFirstOrThrow();
+    if (row.delivery_status !== 'DELIVERED') await new Promise((r) => setTimeout(r, 50));
+  }
+  return row;
+}
+
+describe('events handed to this process’s deliverer', () => {
+  it('are written leased, counted as the first attempt, and sent at commit without a claim or a wake-up to claim', async () => {
+    const receiver = await startReceiver();
+    const { database, platformId } = await setUp(receiver.url);
+    let claimWakes = 0;
+    const unsubscribe = wakeupsOf(database.db).subscribe('deliveries', () => claimWakes++);
+    cleanups.push(unsubscribe);
+    let written = { lease_until: null as Date | null, attempts: -1 };
+    const id = await runUnitOfWork(database.db, scopeOf(platformId), async (uow) => {
+      const [envelope] = await writeEvents(uow.tx, platformId, uow.now, [{ type: 'HANDOFF.TEST', data: {} }]);
+      written = await uow.tx.selectFrom('events').select(['lease_until', 'attempts']).where('id', '=', envelope!.id).executeTakeFirstOrThrow();
+      return envelope!.id;
+    });
+    expect(written.attempts).toBe(1);
+    expect(written.lease_until!.getTime()).toBeGreaterThan(Date.now());
+    expect(await receiver.waitFor([id])).toBe(true);
+    const row = await settled(database, id);
+    expect(row).toMatchObject({ delivery_status: 'DELIVERED', attempts: 1, lease_until: null });
+    expect(await database.db.selectFrom('webhook_attempts').select(['attempt', 'status_code']).where('event_id', '=', id).execute()).toEqual([{ attempt: 1, status_code: 200 }]);
+    expect(claimWakes).toBe(0);
+    expect(receiver.arrived.get(id)).toBe(1);
+  }, 90_000);
+
+  it('come only from what committed: a group-commit unit that failed after writing its event hands nothing, its batch’s others are sent', async () => {
+    const receiver = await startReceiver();
+    const { database, platformId } = await setUp(receiver.url, { coalesceWrites: true });
+    const failedIds: WebhookEventId[] = [];
+    const unit = (fail: boolean) =>
+      runUnitOfWork(
+        database.db,
+        scopeOf(platformId),
+        async (uow) => {
+          const [envelope] = await writeEvents(uow.tx, platformId, uow.now, [{ type: 'HANDOFF.TEST', data: { fail } }]);
+          if (fail) {
+            failedIds.push(envelope!.id);
+            throw new Error('refused after writing its event');
+          }
+          return envelope!.id;
+        },
+        { lane: 'one-lane' },
+      );
+    // Started in one turn of the event loop: one batch (on PostgreSQL and PGlite alike).
+    const outcomes = await Promise.allSettled([unit(false), unit(true), unit(false), unit(true), unit(false)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    const sent = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(await receiver.waitFor(sent)).toBe(true);
+    for (const id of sent) expect((await settled(database, id)).delivery_status).toBe('DELIVERED');
+    // Given time to arrive had they been handed over: they never were, and no row of them exists.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(failedIds).toHaveLength(2);
+    for (const id of failedIds) expect(receiver.arrived.has(id)).toBe(false);
+    expect(await database.db.selectFrom('events').select('id').where('id', 'in', failedIds).execute()).toEqual([]);
+  }, 90_000);
+
+  it('stop when the deliverer stops: events are then written unleased and announced for claiming', async () => {
+    const receiver = await startReceiver();
+    const { database, services, platformId } = await setUp(receiver.url);
+    await services.webhooks.stop();
+    let claimWakes = 0;
+    cleanups.push(wakeupsOf(database.db).subscribe('deliveries', () => claimWakes++));
+    const [envelope] = await runUnitOfWork(database.db, scopeOf(platformId), (uow) => writeEvents(uow.tx, platformId, uow.now, [{ type: 'HANDOFF.TEST', data: {} }]));
+    const row = await database.db.selectFrom('events').select(['lease_until', 'attempts', 'delivery_status']).where('id', '=', envelope!.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ lease_until: null, attempts: 0, delivery_status: 'PENDING' });
+    expect(claimWakes).toBe(1);
+  }, 90_000);
+
+  it('a leased event whose process died before sending it is claimed once its lease lapses (its second attempt)', async () => {
+    const receiver = await startReceiver();
+    const { database, services, platformId } = await setUp(receiver.url);
+    // As a process that died after its commit writes it: leased a moment ahead, its first attempt counted.
+    const id = newId('Webhook');
+    const body = JSON.stringify({ id, type: 'HANDOFF.TEST', timestamp: new Date().toISOString(), data: {} });
+    await database.db
+      .insertInto('events')
+      .values({ id, platform_id: platformId, type: 'HANDOFF.TEST', payload: body, body, next_attempt_at: new Date(), created_at: new Date(), lease_until: new Date(Date.now() + 300), attempts: 1 })
+      .execute();
+    await services.webhooks.runDue();
+    expect(receiver.arrived.has(id)).toBe(false);
+    await new Promise((r) => setTimeout(r, 400));
+    await services.webhooks.runDue();
+    expect(await receiver.waitFor([id])).toBe(true);
+    expect(await settled(database, id)).toMatchObject({ delivery_status: 'DELIVERED', attempts: 2 });
+    expect(await sql<{ n: number }>`select count(*)::int as n from webhook_attempts where event_id = ${id}`.execute(database.db)).toMatchObject({ rows: [{ n: 1 }] });
+  }, 90_000);
+});
