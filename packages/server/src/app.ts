@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import multipart from '@fastify/multipart';
 import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from './lib/uuid7.js';
 import { API_PREFIX, API_VERSION } from './config.js';
 import { createContainer, type AppDeps } from './container.js';
 import type { Container } from './contract/container.js';

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../lib/uuid7.js';
 
 /**
  * Every identifier is `<Type>:<uuidv7>`, so ids sort by creation time and say what they name. The

@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../lib/uuid7.js';
 import type { LedgerAccountsTable, Tx } from '../db/schema.js';
 import { newId, type CardTransactionId, type HoldId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
 import type { DeferredWrite } from '../core/unit-of-work.js';

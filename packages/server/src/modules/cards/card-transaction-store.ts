@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../lib/uuid7.js';
 import type { Gates } from '../../core/gates.js';
 import { isError } from '../../core/errors.js';
 import type { CardId, CardTransactionId, CustomerId, InternalAccountId, PlatformId } from '../../core/ids.js';

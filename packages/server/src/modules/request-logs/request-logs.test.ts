@@ -50,6 +50,13 @@ describe('the request log (GET /logs/requests)', () => {
     expect(rows[0]!.actorId).toMatch(/^ApiToken:/);
     expect(JSON.stringify(rows)).not.toContain('secret@example.com');
 
+    // Written as arrays (one statement for any batch): keys with an array literal's special characters come back as sent.
+    const awkward = ['k,"quoted"\\back{slash}', 'NULL', "it's", '{}'];
+    for (const key of awkward) expect((await t.api(p, 'GET', '/customers', undefined, { 'idempotency-key': key })).status).toBe(200);
+    await t.container.requestLogs.flush();
+    const keyed = await t.api<List<RequestLog>>(p, 'GET', '/logs/requests?method=GET&sortOrder=asc&limit=100');
+    expect(keyed.body.data.filter((r) => r.path === '/customers').map((r) => r.idempotencyKey ?? null)).toEqual(awkward);
+
     const refusals = await t.api<List<RequestLog>>(p, 'GET', '/logs/requests?statusClass=4XX');
     expect(refusals.body.data.map((r) => r.status).sort()).toEqual([400, 404]);
     const gets = await t.api<List<RequestLog>>(p, 'GET', '/logs/requests?method=GET&sortOrder=asc');

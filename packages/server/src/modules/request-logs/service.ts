@@ -56,6 +56,22 @@ function filtered<O>(query: SelectQueryBuilder<Database & { t: RequestLogsTable 
   return q;
 }
 
+/**
+ * One INSERT of any number of rows, each column sent as one array: the same statement text for a
+ * batch of 1 row or 500, so PostgreSQL prepares it once per connection (a multi-row VALUES list has
+ * a text per row count, which filled the connection's prepared statements with request-log inserts)
+ * and the statement is built without a query builder's work per value.
+ */
+async function insertRows(db: Db, rows: readonly Omit<Row, 'txid'>[]): Promise<void> {
+  const column = <K extends keyof Omit<Row, 'txid'>>(key: K) => rows.map((row) => row[key]);
+  await sql`
+    INSERT INTO request_logs (id, platform_id, request_id, method, path, status, code, duration_ms, actor_id, idempotency_key, created_at)
+    SELECT * FROM unnest(
+      ${column('id')}::text[], ${column('platform_id')}::text[], ${column('request_id')}::text[], ${column('method')}::text[], ${column('path')}::text[],
+      ${column('status')}::integer[], ${column('code')}::text[], ${column('duration_ms')}::integer[], ${column('actor_id')}::text[],
+      ${column('idempotency_key')}::text[], ${column('created_at')}::timestamptz[])`.execute(db);
+}
+
 export type RequestLogService = ReturnType<typeof createRequestLogService>;
 
 /**
@@ -74,7 +90,7 @@ export function createRequestLogService({ db, retentionDays }: { db: Db; retenti
   async function write(rows: Omit<Row, 'txid'>[]): Promise<void> {
     if (rows.length === 0) return;
     try {
-      await db.insertInto('request_logs').values(rows).execute();
+      await insertRows(db, rows);
       // Streams following the log read these rows now, not at their next poll.
       wakeupsOf(db).committed(['request_logs']);
       if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
