@@ -135,12 +135,35 @@ describe('events handed to this process’s deliverer', () => {
     expect(await database.db.selectFrom('events').select('id').where('id', 'in', failedIds).execute()).toEqual([]);
   }, 90_000);
 
+  it('of a platform without an endpoint are marked SKIPPED, with no attempt', async () => {
+    const receiver = await startReceiver();
+    const { database, services } = await setUp(receiver.url);
+    const quiet = await services.platforms.create(database.db, { name: 'Quiet', now: new Date() });
+    const envelopes = await runUnitOfWork(database.db, scopeOf(quiet.id), (uow) =>
+      writeEvents(uow.tx, quiet.id, uow.now, Array.from({ length: 5 }, (_, i) => ({ type: 'HANDOFF.TEST', data: { i } }))),
+    );
+    const ids = envelopes.map((e) => e.id);
+    let statuses: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      statuses = (await database.db.selectFrom('events').select('delivery_status').where('id', 'in', ids).execute()).map((r) => r.delivery_status);
+      if (statuses.every((status) => status === 'SKIPPED')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(statuses).toEqual(Array(5).fill('SKIPPED'));
+    expect(await database.db.selectFrom('events').select('lease_until').where('id', 'in', ids).where('lease_until', 'is not', null).execute()).toEqual([]);
+    expect(await database.db.selectFrom('webhook_attempts').select('id').where('event_id', 'in', ids).execute()).toEqual([]);
+    for (const id of ids) expect(receiver.arrived.has(id)).toBe(false);
+  }, 90_000);
+
   it('stop when the deliverer stops: events are then written unleased and announced for claiming', async () => {
     const receiver = await startReceiver();
     const { database, services, platformId } = await setUp(receiver.url);
-    await services.webhooks.stop();
     let claimWakes = 0;
+    // Subscribed before the deliverer stops, so that on PostgreSQL the LISTEN connection stays up
+    // (a new one wakes every listener once when it connects).
     cleanups.push(wakeupsOf(database.db).subscribe('deliveries', () => claimWakes++));
+    await services.webhooks.stop();
+    claimWakes = 0;
     const [envelope] = await runUnitOfWork(database.db, scopeOf(platformId), (uow) => writeEvents(uow.tx, platformId, uow.now, [{ type: 'HANDOFF.TEST', data: {} }]));
     const row = await database.db.selectFrom('events').select(['lease_until', 'attempts', 'delivery_status']).where('id', '=', envelope!.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ lease_until: null, attempts: 0, delivery_status: 'PENDING' });

@@ -212,14 +212,24 @@ async function record(d: Delivery, results: Tried[]): Promise<DeliveryStatus[]> 
   return rows.map((r) => r.status);
 }
 
-/** Sends one leased event; undefined when its platform has no endpoint (the event is skipped). */
+/** Sends one leased event; undefined when its platform has no endpoint (the event is then skipped). */
 async function send(d: Delivery, event: EventRow): Promise<AttemptResult | undefined> {
   const url = await d.deps.webhookEndpoint(event.platform_id);
-  if (!url) {
-    await d.deps.db.updateTable('events').set({ delivery_status: 'SKIPPED', lease_until: null }).where('id', '=', event.id).execute();
-    return undefined;
-  }
+  if (!url) return undefined;
   return post(d, event.platform_id, url, event.body, event.id);
+}
+
+/** What became of a leased event: an attempt, or skipped (its platform has no endpoint). */
+type Sent = Tried | { event: EventRow; skipped: true };
+
+/**
+ * Events of platforms without an endpoint: marked SKIPPED, all in one statement (one text for any
+ * number of them). In the sandbox most platforms have none, and one statement per event was as
+ * many statements as the money moves that wrote them.
+ */
+async function skip(d: Delivery, events: EventRow[]): Promise<void> {
+  if (events.length === 0) return;
+  await sql`UPDATE events SET delivery_status = 'SKIPPED', lease_until = NULL WHERE id = ANY(${events.map((e) => e.id)}::text[])`.execute(d.deps.db);
 }
 
 /** Events whose request was abandoned on stop: their lease and the attempt they were counted are given back. */
@@ -232,28 +242,33 @@ async function release(d: Delivery, events: EventRow[]): Promise<void> {
     .execute();
 }
 
-/** One claimed event's attempt, or undefined when it was skipped or its send threw (logged; left to its lease). */
-async function sendOne(d: Delivery, event: EventRow): Promise<Tried | undefined> {
+/** One leased event's attempt or skip, or undefined when its send threw (logged; left to its lease). */
+async function sendOne(d: Delivery, event: EventRow): Promise<Sent | undefined> {
   try {
     const attempt = await send(d, event);
-    return attempt ? { event, attempt } : undefined;
+    return attempt ? { event, attempt } : { event, skipped: true };
   } catch (error) {
     d.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed');
     return undefined;
   }
 }
 
-/** Records finished attempts as they come: one statement in flight, what finishes meanwhile goes in the next. */
+/** Records finished attempts and skips as they come: one write in flight, what finishes meanwhile goes in the next. */
 function createRecorder(d: Delivery) {
-  const queue: Tried[] = [];
+  const queue: Sent[] = [];
   let writing: Promise<void> | undefined;
 
-  async function write(batch: Tried[]): Promise<void> {
+  async function write(batch: Sent[]): Promise<void> {
+    await skip(
+      d,
+      batch.flatMap((r) => ('skipped' in r ? [r.event] : [])),
+    );
+    const tried = batch.filter((r): r is Tried => !('skipped' in r));
     await release(
       d,
-      batch.filter((r) => r.attempt.abandoned).map((r) => r.event),
+      tried.filter((r) => r.attempt.abandoned).map((r) => r.event),
     );
-    const attempts = batch.filter((r) => !r.attempt.abandoned);
+    const attempts = tried.filter((r) => !r.attempt.abandoned);
     const statuses = await record(d, attempts);
     attempts.forEach(({ event, attempt }, i) => {
       if (statuses[i] !== 'DELIVERED') d.state.log?.info({ eventId: event.id, attempt: event.attempts, status: attempt.statusCode, error: attempt.error }, 'webhook not delivered');
@@ -273,8 +288,8 @@ function createRecorder(d: Delivery) {
   }
 
   return {
-    add(tried: Tried): void {
-      queue.push(tried);
+    add(sent: Sent): void {
+      queue.push(sent);
       kick();
     },
     async idle(): Promise<void> {
@@ -313,7 +328,7 @@ export async function drainOutbox(d: Delivery): Promise<number> {
       for (const event of batch) {
         const sending: Promise<void> = d
           .limit(() => sendOne(d, event))
-          .then((tried) => tried && recorder.add(tried))
+          .then((sent) => sent && recorder.add(sent))
           .finally(() => unfinished.delete(sending));
         unfinished.add(sending);
       }
@@ -371,7 +386,7 @@ function createHandoffs(d: Delivery): HandoffConsumer<EventRow> & { idle(): Prom
       for (const event of events) {
         const sending: Promise<void> = d
           .limit(() => sendOne(d, event))
-          .then((tried) => tried && recorder.add(tried))
+          .then((sent) => sent && recorder.add(sent))
           .finally(() => unfinished.delete(sending));
         unfinished.add(sending);
       }
