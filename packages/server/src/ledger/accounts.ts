@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Selectable } from 'kysely';
+import { statementShape } from '../db/statement-shape.js';
 import type { Db, Executor, FundingInstructionRecord, InternalAccountType, LedgerAccountsTable, Tx } from '../db/schema.js';
 import { paginate, type Page, type PageParams } from '../db/paginate.js';
 import { newId, type CustomerId, type InternalAccountId, type LedgerAccountId, type PlatformId } from '../core/ids.js';
@@ -79,6 +80,20 @@ function systemAccountRow(platformId: PlatformId, purpose: SystemPurpose, curren
     updated_at: at,
   };
 }
+
+/** A customer or platform account of the platform, with its holder's standing (one statement text each, db/statement-shape.ts). */
+function heldAccountQuery(executor: Executor, { platformId, accountId }: { platformId: PlatformId; accountId: InternalAccountId }) {
+  return executor
+    .selectFrom('ledger_accounts as a')
+    .leftJoin('customers as c', 'c.id', 'a.customer_id')
+    .selectAll('a')
+    .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id', 'c.region as holder_region'])
+    .where('a.platform_id', '=', platformId)
+    .where('a.id', '=', accountId)
+    .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM']);
+}
+const heldAccount = statementShape(heldAccountQuery);
+const heldAccountLocked = statementShape((executor: Executor, args: { platformId: PlatformId; accountId: InternalAccountId }) => heldAccountQuery(executor, args).forNoKeyUpdate('a'));
 
 export type AccountStore = ReturnType<typeof createAccountStore>;
 
@@ -201,16 +216,8 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
      * standing, read in the same query, since money moves only for a verified holder not deleted.
      */
     async internalAccount(executor: Executor, platformId: PlatformId, accountId: InternalAccountId, { lock = false }: { lock?: boolean } = {}): Promise<HeldAccountRow> {
-      let query = executor
-        .selectFrom('ledger_accounts as a')
-        .leftJoin('customers as c', 'c.id', 'a.customer_id')
-        .selectAll('a')
-        .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id', 'c.region as holder_region'])
-        .where('a.platform_id', '=', platformId)
-        .where('a.id', '=', accountId)
-        .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM']);
-      if (lock) query = query.forNoKeyUpdate('a');
-      const row = await query.executeTakeFirst();
+      const { rows } = await (lock ? heldAccountLocked : heldAccount)(executor, { platformId, accountId }).execute(executor);
+      const row = rows[0];
       if (!row) throw internalAccountNotFound();
       return row;
     },
