@@ -28,9 +28,11 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function startReceiver() {
+async function startReceiver({ hang = false }: { hang?: boolean } = {}) {
   const arrived = new Map<string, number>();
   const server: Server = createServer((req, res) => {
+    // A receiver that never answers (its requests end at the deliverer's timeout, or at cleanup).
+    if (hang) return;
     const id = String(req.headers['webhook-id']);
     arrived.set(id, (arrived.get(id) ?? 0) + 1);
     req.resume();
@@ -57,10 +59,10 @@ async function startReceiver() {
 }
 
 /** A database, a container on it whose platform's endpoint is `url`, and its deliverer started (the greeting delivered). */
-async function setUp(url: string, options: { coalesceWrites?: boolean } = {}): Promise<{ database: DatabaseHandle; services: Container; platformId: PlatformId }> {
+async function setUp(url: string, options: { coalesceWrites?: boolean; env?: Record<string, string> } = {}): Promise<{ database: DatabaseHandle; services: Container; platformId: PlatformId }> {
   const database = await openTestDatabase(options);
   cleanups.push(() => database.close());
-  const config = loadConfig({ MONETA_ENCRYPTION_KEY: ENCRYPTION_KEY, MONETA_MODE: 'sandbox', LOG_LEVEL: 'warn', DATA_DIR: '/tmp/moneta-test-unused' });
+  const config = loadConfig({ MONETA_ENCRYPTION_KEY: ENCRYPTION_KEY, MONETA_MODE: 'sandbox', LOG_LEVEL: 'warn', DATA_DIR: '/tmp/moneta-test-unused', ...options.env });
   const services = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: Buffer.from(ENCRYPTION_KEY, 'hex') });
   const platform = await services.platforms.create(database.db, { name: 'Handoff', now: new Date() });
   await runUnitOfWork(database.db, { platformId: platform.id, now: new Date(), actor: { type: 'OPERATOR' } }, (uow) => services.platforms.updateConfig(uow, { webhookEndpoint: url }));
@@ -153,6 +155,27 @@ describe('events handed to this process’s deliverer', () => {
     expect(await database.db.selectFrom('events').select('lease_until').where('id', 'in', ids).where('lease_until', 'is not', null).execute()).toEqual([]);
     expect(await database.db.selectFrom('webhook_attempts').select('id').where('event_id', 'in', ids).execute()).toEqual([]);
     for (const id of ids) expect(receiver.arrived.has(id)).toBe(false);
+  }, 90_000);
+
+  it('past twice the room, are given back (lease and attempt) to be claimed, so every wave still fits in the lease', async () => {
+    const receiver = await startReceiver({ hang: true });
+    // A 5 s timeout in a 10 s lease: one wave of 16 requests fits, so the room is 16 events.
+    const { database, platformId } = await setUp(receiver.url, { coalesceWrites: true, env: { WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '10000' } });
+    // Three units of one group-commit batch each accepted 16 before their one COMMIT: 48 handed over, 32 kept.
+    const units = await Promise.all(
+      [0, 1, 2].map(() =>
+        runUnitOfWork(database.db, scopeOf(platformId), (uow) => writeEvents(uow.tx, platformId, uow.now, Array.from({ length: 16 }, () => ({ type: 'HANDOFF.TEST', data: {} }))), { lane: 'burst' }),
+      ),
+    );
+    const ids = units.flat().map((e) => e.id);
+    let rows: { lease_until: Date | null; attempts: number }[] = [];
+    for (let i = 0; i < 100; i++) {
+      rows = await database.db.selectFrom('events').select(['lease_until', 'attempts']).where('id', 'in', ids).execute();
+      if (rows.filter((r) => r.lease_until === null).length >= 16) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(rows.filter((r) => r.lease_until === null && r.attempts === 0)).toHaveLength(16);
+    expect(rows.filter((r) => r.lease_until !== null && r.attempts === 1)).toHaveLength(32);
   }, 90_000);
 
   it('stop when the deliverer stops: events are then written unleased and announced for claiming', async () => {

@@ -384,6 +384,13 @@ function createHandoffs(d: Delivery): HandoffConsumer<EventRow> & { idle(): Prom
     accepts: (count) => !d.stopping.signal.aborted && unfinished.size + count <= d.batchSize,
     take(events) {
       for (const event of events) {
+        // Accepted before they were written, so a burst of commits may bring more than the room:
+        // past twice the room they are given back (lease and attempt) to be claimed, so that every
+        // wave of requests still fits in the lease.
+        if (unfinished.size >= 2 * d.batchSize) {
+          recorder.add({ event, attempt: { abandoned: true, url: '', statusCode: null, error: 'given back: too many in flight', excerpt: null, retryAfter: null, durationMs: 0 } });
+          continue;
+        }
         const sending: Promise<void> = d
           .limit(() => sendOne(d, event))
           .then((sent) => sent && recorder.add(sent))
