@@ -1,4 +1,4 @@
-import { sql, type Compilable } from 'kysely';
+import { sql, type OperationNodeSource } from 'kysely';
 import { SENT_WITH_NEXT } from './pg-client.js';
 import type { Tx } from './schema.js';
 
@@ -8,6 +8,6 @@ import type { Tx } from './schema.js';
  * write or the COMMIT (db/pg-client.ts, SENT_WITH_NEXT). Whatever the transaction runs next sees
  * it; its failure fails that statement and the transaction with it. On PGlite it simply runs.
  */
-export async function writeWithNext(tx: Tx, query: Compilable): Promise<void> {
+export async function writeWithNext(tx: Tx, query: OperationNodeSource): Promise<void> {
   await sql`${sql.raw(SENT_WITH_NEXT)}${query}`.execute(tx);
 }

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { uuidv7 } from '../lib/uuid7.js';
-import type { LedgerAccountsTable, Tx } from '../db/schema.js';
+import type { Executor, LedgerAccountsTable, Tx } from '../db/schema.js';
+import { statementShape } from '../db/statement-shape.js';
 import { newId, type CardTransactionId, type HoldId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
 import type { DeferredWrite } from '../core/unit-of-work.js';
 import { lockedRows } from '../db/locked-rows.js';
@@ -70,6 +71,24 @@ function netPerAccount(postings: Posting[]): Posting[] {
   return [...perAccount.values()].filter((p) => p.amount !== 0n).sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
 }
 
+/** A held account's balance moved (its row lock and standing already checked; db/statement-shape.ts). */
+const moveHeldBalance = statementShape((executor: Executor, args: { amount: bigint; at: Date; accountId: PostingAccountId }) =>
+  executor.updateTable('ledger_accounts').set({ total_minor: sql`total_minor + ${args.amount}`, updated_at: args.at }).where('id', '=', args.accountId),
+);
+
+/** An account's balance moved if it may: active, in the currency, and not below its holds unless it may go negative. */
+const moveBalance = statementShape((executor: Executor, args: { amount: bigint; at: Date; accountId: PostingAccountId; platformId: PlatformId; currency: string }) =>
+  executor
+    .updateTable('ledger_accounts')
+    .set({ total_minor: sql`total_minor + ${args.amount}`, updated_at: args.at })
+    .where('id', '=', args.accountId)
+    .where('platform_id', '=', args.platformId)
+    .where('currency', '=', args.currency)
+    .where('status', '=', 'ACTIVE')
+    .where(sql<boolean>`(${args.amount}::bigint >= 0 OR may_go_negative OR total_minor - held_minor + ${args.amount}::bigint >= 0)`)
+    .returningAll(),
+);
+
 /**
  * Moves the balance of an account this transaction holds locked (db/locked-rows.ts): the outcome
  * is decided here, on the row as it stands (the same refusals as the conditional update's), and
@@ -78,8 +97,7 @@ function netPerAccount(postings: Posting[]): Posting[] {
 async function moveLocked(tx: Tx, entry: EntryInput, posting: Posting, row: MovedAccount): Promise<MovedAccount> {
   const refused = refusal(entry.platformId, posting, row);
   if (refused) throw refused;
-  const update = tx.updateTable('ledger_accounts').set({ total_minor: sql`total_minor + ${posting.amount}`, updated_at: entry.at }).where('id', '=', posting.accountId);
-  await writeWithNext(tx, update);
+  await writeWithNext(tx, moveHeldBalance(tx, { amount: posting.amount, at: entry.at, accountId: posting.accountId }));
   return { ...row, total_minor: row.total_minor + posting.amount, updated_at: entry.at };
 }
 
@@ -106,16 +124,8 @@ export async function postEntry(tx: Tx, entry: EntryInput, defer?: (write: Defer
       moved.push(row);
       continue;
     }
-    const row = await tx
-      .updateTable('ledger_accounts')
-      .set({ total_minor: sql`total_minor + ${posting.amount}`, updated_at: entry.at })
-      .where('id', '=', posting.accountId)
-      .where('platform_id', '=', entry.platformId)
-      .where('currency', '=', posting.currency)
-      .where('status', '=', 'ACTIVE')
-      .where(sql<boolean>`(${posting.amount}::bigint >= 0 OR may_go_negative OR total_minor - held_minor + ${posting.amount}::bigint >= 0)`)
-      .returningAll()
-      .executeTakeFirst();
+    const { rows } = await moveBalance(tx, { amount: posting.amount, at: entry.at, accountId: posting.accountId, platformId: entry.platformId, currency: posting.currency }).execute(tx);
+    const row = rows[0];
     if (!row) throw await diagnose(tx, entry.platformId, posting);
     moved.push(row);
   }
