@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
@@ -11,6 +10,7 @@ import { newId, type PlatformId, type WebhookEventId } from '../packages/server/
 import type { Container } from '../packages/server/src/contract/container.js';
 import { wakeupsOf } from '../packages/server/src/db/wake.js';
 import { openTestDatabase } from './harness.js';
+import { startReceiver as startWebhookReceiver } from './webhook-receiver.js';
 
 /**
  * Events a process commits reach its own deliverer in memory (db/handoff.ts): written leased to it,
@@ -28,32 +28,20 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
+/** The loopback receiver (test/webhook-receiver.ts), closed at cleanup: how often each webhook-id arrived, and a bounded wait. */
 async function startReceiver({ hang = false }: { hang?: boolean } = {}) {
-  const arrived = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    // A receiver that never answers (its requests end at the deliverer's timeout, or at cleanup).
-    if (hang) return;
-    const id = String(req.headers['webhook-id']);
-    arrived.set(id, (arrived.get(id) ?? 0) + 1);
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
+  const receiver = await startWebhookReceiver();
+  cleanups.push(receiver.close);
+  // A receiver that does not answer: its requests end at the deliverer's timeout, or at cleanup.
+  if (hang) receiver.answer(() => ({ status: 200, hangMs: 3_600_000 }));
+  const arrivals = (id: string) => receiver.received.filter((r) => r.headers['webhook-id'] === id).length;
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    arrived,
+    url: receiver.url,
+    arrivals,
     async waitFor(ids: readonly string[], ms = WAIT_MS): Promise<boolean> {
       const deadline = Date.now() + ms;
-      while (!ids.every((id) => arrived.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      return ids.every((id) => arrived.has(id));
+      while (!ids.every((id) => arrivals(id) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return ids.every((id) => arrivals(id) > 0);
     },
   };
 }
@@ -103,7 +91,7 @@ describe('events handed to this process’s deliverer', () => {
     expect(row).toMatchObject({ delivery_status: 'DELIVERED', attempts: 1, lease_until: null });
     expect(await database.db.selectFrom('webhook_attempts').select(['attempt', 'status_code']).where('event_id', '=', id).execute()).toEqual([{ attempt: 1, status_code: 200 }]);
     expect(claimWakes).toBe(0);
-    expect(receiver.arrived.get(id)).toBe(1);
+    expect(receiver.arrivals(id)).toBe(1);
   }, 90_000);
 
   it('come only from what committed: a group-commit unit that failed after writing its event hands nothing, its batch’s others are sent', async () => {
@@ -133,7 +121,7 @@ describe('events handed to this process’s deliverer', () => {
     // Given time to arrive had they been handed over: they never were, and no row of them exists.
     await new Promise((r) => setTimeout(r, 500));
     expect(failedIds).toHaveLength(2);
-    for (const id of failedIds) expect(receiver.arrived.has(id)).toBe(false);
+    for (const id of failedIds) expect(receiver.arrivals(id)).toBe(0);
     expect(await database.db.selectFrom('events').select('id').where('id', 'in', failedIds).execute()).toEqual([]);
   }, 90_000);
 
@@ -154,7 +142,7 @@ describe('events handed to this process’s deliverer', () => {
     expect(statuses).toEqual(Array(5).fill('SKIPPED'));
     expect(await database.db.selectFrom('events').select('lease_until').where('id', 'in', ids).where('lease_until', 'is not', null).execute()).toEqual([]);
     expect(await database.db.selectFrom('webhook_attempts').select('id').where('event_id', 'in', ids).execute()).toEqual([]);
-    for (const id of ids) expect(receiver.arrived.has(id)).toBe(false);
+    for (const id of ids) expect(receiver.arrivals(id)).toBe(0);
   }, 90_000);
 
   it('past twice the room, are given back (lease and attempt) to be claimed, so every wave still fits in the lease', async () => {
@@ -204,7 +192,7 @@ describe('events handed to this process’s deliverer', () => {
       .values({ id, platform_id: platformId, type: 'HANDOFF.TEST', payload: body, body, next_attempt_at: new Date(), created_at: new Date(), lease_until: new Date(Date.now() + 300), attempts: 1 })
       .execute();
     await services.webhooks.runDue();
-    expect(receiver.arrived.has(id)).toBe(false);
+    expect(receiver.arrivals(id)).toBe(0);
     await new Promise((r) => setTimeout(r, 400));
     await services.webhooks.runDue();
     expect(await receiver.waitFor([id])).toBe(true);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { loadConfig } from '../packages/server/src/config.js';
@@ -13,6 +12,7 @@ import { LISTENER_NAME } from '../packages/server/src/db/wake.js';
 import { exited } from '../tools/processes.js';
 import { ProcessTestBed } from './processes.js';
 import { openTestDatabase } from './harness.js';
+import { startReceiver as startWebhookReceiver } from './webhook-receiver.js';
 import { modules } from '../packages/server/src/modules/index.js';
 
 /**
@@ -28,32 +28,18 @@ const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 const bed = new ProcessTestBed({ clientId: 'wake-test', secret: 'wake-test-secret-0123456789' });
 afterAll(() => bed.teardown());
 
-/** A loopback endpoint that notes when each webhook-id first arrived. */
+/** The loopback receiver (test/webhook-receiver.ts), closed at teardown, with a bounded wait for one webhook-id. */
 async function startReceiver() {
-  const arrived = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    const id = String(req.headers['webhook-id']);
-    if (!arrived.has(id)) arrived.set(id, Date.now());
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  bed.cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
+  const receiver = await startWebhookReceiver();
+  bed.cleanups.push(receiver.close);
+  const arrived = (id: string) => receiver.received.some((r) => r.headers['webhook-id'] === id);
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    arrived,
+    url: receiver.url,
     /** Waits (bounded) for `id`; true when it arrived. */
     async waitFor(id: string, ms = WAIT_MS): Promise<boolean> {
       const deadline = Date.now() + ms;
-      while (!arrived.has(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      return arrived.has(id);
+      while (!arrived(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return arrived(id);
     },
   };
 }

@@ -301,6 +301,15 @@ function createRecorder(d: Delivery) {
   };
 }
 
+/** Sends `event` through the limiter and hands the outcome to `recorder`; in `unfinished` until then. */
+function sendTracked(d: Delivery, event: EventRow, recorder: ReturnType<typeof createRecorder>, unfinished: Set<Promise<void>>): void {
+  const sending: Promise<void> = d
+    .limit(() => sendOne(d, event))
+    .then((sent) => sent && recorder.add(sent))
+    .finally(() => unfinished.delete(sending));
+  unfinished.add(sending);
+}
+
 /**
  * Claims, sends and records until none is due (or the deliverer stops); returns how many events
  * were claimed. A pipeline rather than rounds: up to `batchSize` events claimed and unfinished at
@@ -325,13 +334,7 @@ export async function drainOutbox(d: Delivery): Promise<number> {
       }
       const batch = await claim(d, room);
       claimed += batch.length;
-      for (const event of batch) {
-        const sending: Promise<void> = d
-          .limit(() => sendOne(d, event))
-          .then((sent) => sent && recorder.add(sent))
-          .finally(() => unfinished.delete(sending));
-        unfinished.add(sending);
-      }
+      for (const event of batch) sendTracked(d, event, recorder, unfinished);
       if (batch.length < room) break;
     }
   } finally {
@@ -391,11 +394,7 @@ function createHandoffs(d: Delivery): HandoffConsumer<EventRow> & { idle(): Prom
           recorder.add({ event, attempt: { abandoned: true, url: '', statusCode: null, error: 'given back: too many in flight', excerpt: null, retryAfter: null, durationMs: 0 } });
           continue;
         }
-        const sending: Promise<void> = d
-          .limit(() => sendOne(d, event))
-          .then((sent) => sent && recorder.add(sent))
-          .finally(() => unfinished.delete(sending));
-        unfinished.add(sending);
+        sendTracked(d, event, recorder, unfinished);
       }
     },
     async idle() {
