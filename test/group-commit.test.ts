@@ -5,6 +5,7 @@ import type { ExternalAccountId, InternalAccountId, PlatformId } from '../packag
 import { runUnitOfWork, type UnitOfWork } from '../packages/server/src/core/unit-of-work.js';
 import { groupCommitOf, laneIndex } from '../packages/server/src/db/group-commit.js';
 import { commitsWhenWorkReturns, readsUnderLock } from '../packages/server/src/db/transact.js';
+import { lockedRows } from '../packages/server/src/db/locked-rows.js';
 import { sql } from 'kysely';
 import { OUTSIDE, type Move } from '../packages/server/src/ledger/index.js';
 import { reconcile } from '../packages/server/src/ledger/reconcile.js';
@@ -30,8 +31,8 @@ function group() {
   return found;
 }
 
-function work<T>(run: (uow: UnitOfWork) => Promise<T>, lane?: string): Promise<T> {
-  return runUnitOfWork(t.database.db, { platformId, now: new Date(), actor: { type: 'OPERATOR' } }, run, { lane });
+function work<T>(run: (uow: UnitOfWork) => Promise<T>, lane?: string, reads?: readonly string[], scope: { platformId: PlatformId } = { platformId }): Promise<T> {
+  return runUnitOfWork(t.database.db, { ...scope, now: new Date(), actor: { type: 'OPERATOR' } }, run, { lane, reads });
 }
 
 function between(from: InternalAccountId | typeof OUTSIDE, to: InternalAccountId | typeof OUTSIDE, amount: bigint): Move {
@@ -289,6 +290,70 @@ describe('group commit', () => {
     expect(alone[1]).not.toBe(alone[0]);
     await work((uow) => t.container.externalAccounts.remove(uow, id, 'customer'));
     expect(await Promise.all([read(), read()])).toEqual([undefined, undefined]);
+  });
+
+  it('a batch reads ahead the accounts its units move and the external accounts they pay, the calling platform\'s only', async () => {
+    const mine = await fundedAccountWithBank('Ahead Mine', 100);
+    // Accounts in the same lane as the first: the units go into one batch.
+    const inLane = async <T>(make: () => Promise<T>, idOf: (made: T) => string): Promise<T> => {
+      for (;;) {
+        const made = await make();
+        if (laneIndex(idOf(made), group().lanes) === laneIndex(mine.accountId, group().lanes)) return made;
+      }
+    };
+    const second = await inLane(() => fundedAccountWithBank('Ahead Second', 100), (made) => made.accountId);
+    const elsewhere = await t.newPlatform('Ahead Elsewhere');
+    const foreignAccount = () =>
+      work(async (uow) => {
+        const customer = await t.container.customers.create(uow, { customerType: 'INDIVIDUAL', fullName: 'Elsewhere', currencies: ['USD'] });
+        return (await uow.tx.selectFrom('ledger_accounts').select('id').where('customer_id', '=', customer.id).executeTakeFirstOrThrow()).id as InternalAccountId;
+      }, undefined, undefined, { platformId: elsewhere.id });
+    const foreign = await inLane(foreignAccount, (id) => id);
+    // Whether another connection could lock the account while the batch runs (PostgreSQL only).
+    const lockable = async (account: string) => {
+      if (!POSTGRES) return undefined;
+      try {
+        await sql`SELECT id FROM ledger_accounts WHERE id = ${account} FOR UPDATE NOWAIT`.execute(t.database.db);
+        return true;
+      } catch (error) {
+        expect(error).toMatchObject({ code: '55P03' }); // lock_not_available
+        return false;
+      }
+    };
+    const before = group().stats();
+    const [known, foreignMove, secondsExternal] = await Promise.allSettled([
+      // The first unit already knows the second's account and no account of another platform.
+      work(async (uow) => ({ accounts: [...lockedRows(uow.tx).keys()].sort(), mineLockable: await lockable(mine.accountId), foreignLockable: await lockable(foreign) }), mine.accountId, [mine.externalAccountId]),
+      // A unit naming another platform's account (as a request naming a foreign id would) finds nothing.
+      work((uow) => t.container.ledger.internalAccountToMove(uow, foreign), foreign),
+      work((uow) => t.container.externalAccounts.findWithNext(uow.tx, platformId, second.externalAccountId as ExternalAccountId), second.accountId, [second.externalAccountId]),
+    ]);
+    expect(group().stats().batches - before.batches).toBe(1);
+    expect(known).toMatchObject({ status: 'fulfilled', value: { accounts: [mine.accountId, second.accountId].sort(), mineLockable: POSTGRES ? false : undefined, foreignLockable: POSTGRES ? true : undefined } });
+    expect(foreignMove).toMatchObject({ status: 'rejected', reason: { code: 'REFERENCE_NOT_FOUND' } });
+    expect(secondsExternal).toMatchObject({ status: 'fulfilled', value: { id: second.externalAccountId, platform_id: platformId } });
+  });
+
+  it('a unit that rolls back forgets what its batch read ahead: the units after it read their accounts again and see them as they are', async () => {
+    const y = await freshAccount();
+    await move(OUTSIDE, y, 100n);
+    const before = group().stats();
+    const outcomes = await Promise.allSettled([
+      work(async (uow) => {
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(y, OUTSIDE, 70n));
+        throw new Error('rolled back after moving y');
+      }, y),
+      // Read ahead at 100, moved to 30 by the unit before, which rolled back: 100 again.
+      work(async (uow) => (await t.container.ledger.internalAccountToMove(uow, y)).total_minor, y),
+      work(async (uow) => {
+        await t.container.ledger.book(uow, { kind: 'TEST' }, between(y, OUTSIDE, 90n));
+        return (await t.container.ledger.internalAccountToMove(uow, y)).total_minor;
+      }, y),
+    ]);
+    expect(group().stats().batches - before.batches).toBe(1);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'failed'))).toEqual(['failed', 100n, 10n]);
+    expect(await balanceOf(y)).toBe(10n);
+    expect(await reconcile(t.database.db)).toEqual([]);
   });
 
   it('a quote to a UMA address, which waits on the receiver\'s VASP, never joins a batch', async () => {

@@ -112,9 +112,10 @@ export function openUnitOfWork(tx: Tx, scope: Scope): OpenedUnitOfWork {
 /**
  * Runs `work` as one unit of work: all of it commits, events included, or none. With a `lane` and
  * group commit on (db/group-commit.ts) it may share its transaction and COMMIT with others of that
- * lane, in a savepoint.
+ * lane, in a savepoint, and its batch reads ahead the lane's account and the rows `reads` names
+ * (the scope's platform's only).
  */
-export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfWork) => Promise<T>, { lane }: { lane?: string } = {}): Promise<T> {
+export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfWork) => Promise<T>, { lane, reads }: { lane?: string; reads?: readonly string[] } = {}): Promise<T> {
   return transact(
     db,
     async (tx) => {
@@ -123,6 +124,6 @@ export async function runUnitOfWork<T>(db: Db, scope: Scope, work: (uow: UnitOfW
       await complete([], { thenCommit: true });
       return result;
     },
-    { lane },
+    { lane, owner: scope.platformId, reads },
   );
 }

@@ -50,6 +50,8 @@ export const POSTGRES_LANES = 4;
 
 interface Unit {
   work: (tx: Tx) => Promise<unknown>;
+  /** What the batch's read-aheads are told of it. */
+  ahead: UnitAhead | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -65,20 +67,54 @@ export interface GroupCommitStats {
   alone: number;
 }
 
+/**
+ * A unit as the batch's read-aheads see it: its lane (the account a money move locks), the ids of
+ * other rows it will read (`TransactOptions.reads`), and whose they must be (the calling platform).
+ */
+export interface UnitAhead {
+  lane: string;
+  reads: readonly string[];
+  owner: string;
+}
+
+/**
+ * Reads, before a batch's units run, what its units will read (the accounts their lanes name, the
+ * external accounts they pay), for all of them at once, so that they need no round trip of their
+ * own for it. Only a cache the units' own reads look in: what it did not get (a row of another
+ * owner, deleted, unknown), a unit reads itself. The read-aheads of a batch run together and send
+ * their statements in one round trip with its BEGIN (each through `readWithNext`).
+ */
+export type BatchReadAhead = (tx: Tx, units: readonly UnitAhead[]) => Promise<void>;
+
+/** Where a unit goes, and what its batch may read ahead for it (without an owner: nothing). */
+export interface UnitPlace {
+  lane: string;
+  owner?: string | undefined;
+  reads?: readonly string[] | undefined;
+}
+
 export interface GroupCommit {
-  /** Runs `work` in the next batch of `lane`'s lane. */
-  run<T>(work: (tx: Tx) => Promise<T>, lane: string): Promise<T>;
+  /** Runs `work` in the next batch of `place.lane`'s lane. */
+  run<T>(work: (tx: Tx) => Promise<T>, place: UnitPlace): Promise<T>;
   stats(): GroupCommitStats;
   /** How many lanes execute batches at once. */
   readonly lanes: number;
 }
 
 interface Lane {
-  run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  run<T>(work: (tx: Tx) => Promise<T>, ahead: UnitAhead | undefined): Promise<T>;
   stats(): GroupCommitStats;
 }
 
 const registry = new WeakMap<Db, GroupCommit>();
+const readAheads = new WeakMap<Db, Map<string, BatchReadAhead>>();
+
+/** Sets the read-ahead named `name` of every batch of `db` (the ledger's: the accounts money moves lock). */
+export function setBatchReadAhead(db: Db, name: string, readAhead: BatchReadAhead): void {
+  let named = readAheads.get(db);
+  if (!named) readAheads.set(db, (named = new Map<string, BatchReadAhead>()));
+  named.set(name, readAhead);
+}
 
 /** Turns group commit on for `db` (db/database.ts does, when asked); `lanes` is 1 on a database of one connection. */
 export function enableGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>, { lanes = POSTGRES_LANES }: { lanes?: number } = {}): GroupCommit {
@@ -106,7 +142,7 @@ export function laneIndex(lane: string, lanes: number): number {
 function createGroupCommit(lanes: Lane[]): GroupCommit {
   return {
     lanes: lanes.length,
-    run: (work, lane) => lanes[laneIndex(lane, lanes.length)]!.run(work),
+    run: (work, { lane, owner, reads = [] }) => lanes[laneIndex(lane, lanes.length)]!.run(work, owner === undefined ? undefined : { lane, owner, reads }),
     stats: () =>
       lanes
         .map((lane) => lane.stats())
@@ -141,6 +177,8 @@ function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<
       await db.transaction().execute(async (tx) => {
         current = tx;
         bindTransaction(tx, db);
+        const ahead = batch.flatMap((unit) => (unit.ahead ? [unit.ahead] : []));
+        if (ahead.length > 0) await Promise.all([...(readAheads.get(db)?.values() ?? [])].map((readAhead) => readAhead(tx, ahead)));
         for (const unit of batch) {
           try {
             outcomes.push({ kind: 'done', value: await inSavepoint(tx, () => unit.work(tx), { release: false }) });
@@ -207,9 +245,9 @@ function createLane(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<
   }
 
   return {
-    run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    run<T>(work: (tx: Tx) => Promise<T>, ahead: UnitAhead | undefined): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        waiting.push({ work, ahead, resolve: resolve as (value: unknown) => void, reject });
         if (!executing) {
           executing = true;
           void drain();

@@ -22,3 +22,10 @@ export function readOnce<Value>(tx: Tx, key: string, read: () => Promise<Value>)
   });
   return reading;
 }
+
+/** Tells `tx` a row it read ahead (db/group-commit.ts, read-aheads): a later `readOnce` of `key` answers it without asking. */
+export function knownRead<Value>(tx: Tx, key: string, value: Value): void {
+  let known = reads.get(tx);
+  if (!known) reads.set(tx, (known = new Map<string, Promise<unknown>>()));
+  if (!known.has(key)) known.set(key, Promise.resolve(value));
+}

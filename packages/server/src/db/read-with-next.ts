@@ -1,4 +1,4 @@
-import { sql, type Compilable } from 'kysely';
+import { sql, type Compilable, type RawBuilder } from 'kysely';
 import { ANSWERED_WITH_NEXT, readTicket } from './pg-client.js';
 import type { Tx } from './schema.js';
 
@@ -9,7 +9,7 @@ import type { Tx } from './schema.js';
  * It reads what it would alone; when nothing follows within the turn of the event loop it goes
  * alone. On PGlite it simply runs.
  */
-export async function readWithNext<Row>(tx: Tx, query: Compilable<Row>): Promise<Row[]> {
+export async function readWithNext<Row>(tx: Tx, query: Compilable<Row> | RawBuilder<Row>): Promise<Row[]> {
   const { ticket, rows, held, forget } = readTicket();
   try {
     const ran = await sql<Row>`${sql.raw(`${ANSWERED_WITH_NEXT}${ticket} */ `)}${query}`.execute(tx);

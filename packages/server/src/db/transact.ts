@@ -14,6 +14,14 @@ export interface TransactOptions {
    * in a batch holds back every unit after it.
    */
   lane?: string | undefined;
+  /**
+   * Whose the unit's rows are (the calling platform): with it, a batch reads ahead, for all its
+   * units at once, the lane's row and the rows `reads` names, only the owner's (group-commit.ts,
+   * `BatchReadAhead`).
+   */
+  owner?: string | undefined;
+  /** Ids of rows besides the lane's the unit will read (an external account it pays), for its batch to read ahead. */
+  reads?: readonly string[] | undefined;
 }
 
 /** Transactions `transactAlone` opened: nothing but their work runs in them before the COMMIT. */
@@ -54,9 +62,9 @@ const MAX_RUNS = 5;
  * After the commit it fires the wake-ups the transaction marked (db/wake.ts), and only then.
  */
 export async function transact<T>(db: Db, work: (tx: Tx) => Promise<T>, options: TransactOptions = {}): Promise<T> {
-  const { lane } = options;
+  const { lane, owner, reads } = options;
   const group = lane === undefined ? undefined : groupCommitOf(db);
-  return group && lane !== undefined ? group.run(work, lane) : transactAlone(db, work);
+  return group && lane !== undefined ? group.run(work, { lane, owner, reads }) : transactAlone(db, work);
 }
 
 /** `transact` in a transaction of its own, as a group-commit lane runs a unit that came alone (`readsUnderLock`). */

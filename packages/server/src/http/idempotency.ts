@@ -29,6 +29,8 @@ export interface ChangeRoute {
   transactional: boolean;
   /** The group-commit lane of a request (RouteSpec.lane). */
   lane?: ((request: FastifyRequest) => string | undefined) | undefined;
+  /** What else a request's batch may read ahead for it (RouteSpec.readsAhead). */
+  readsAhead?: ((request: FastifyRequest) => readonly (string | undefined)[]) | undefined;
 }
 
 export type ChangeEffect = (uow: UnitOfWork) => Promise<unknown>;
@@ -138,7 +140,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       // The answer is stored by the unit of work's last statement, with its events.
       await complete(key === undefined ? [] : [storing(tx, scope, key, answer)], { thenCommit: true });
       return { replayed: false, ...answer };
-    }, { lane: route.lane?.(request) });
+    }, { lane: route.lane?.(request), owner: scope.platformId, reads: route.readsAhead?.(request).filter((id) => typeof id === 'string') });
   }
 
   /** Work that must not hold a transaction open: the key is claimed and committed first, the response stored after. */

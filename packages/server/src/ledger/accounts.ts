@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { sql, type Expression, type Selectable } from 'kysely';
 import { statementShape } from '../db/statement-shape.js';
+import { readWithNext } from '../db/read-with-next.js';
 import type { Db, Executor, FundingInstructionRecord, InternalAccountType, LedgerAccountsTable, Tx } from '../db/schema.js';
 import { paginate, type Page, type PageParams } from '../db/paginate.js';
 import { newId, type CustomerId, type InternalAccountId, type LedgerAccountId, type PlatformId } from '../core/ids.js';
@@ -82,7 +83,7 @@ function systemAccountRow(platformId: PlatformId, purpose: SystemPurpose, curren
 }
 
 /** A customer or platform account of the platform, with its holder's standing (one statement text each, db/statement-shape.ts). */
-function heldAccountQuery(executor: Executor, { platformId, accountId }: { platformId: PlatformId; accountId: InternalAccountId }) {
+function heldAccountQuery(executor: Executor, { platformId, accountId }: { platformId: PlatformId; accountId: InternalAccountId | Expression<InternalAccountId> }) {
   return executor
     .selectFrom('ledger_accounts as a')
     .leftJoin('customers as c', 'c.id', 'a.customer_id')
@@ -93,6 +94,23 @@ function heldAccountQuery(executor: Executor, { platformId, accountId }: { platf
     .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM']);
 }
 const heldAccount = statementShape(heldAccountQuery);
+/**
+ * The accounts a group-commit batch's units will move, read ahead under lock in one statement
+ * (ledger/index.ts): only each one's owner's, in id order (two batches lock what they share in the
+ * same order). A row another transaction holds is waited for, as the unit moving it would have:
+ * skipping it instead costs a hot account's batch a round trip more (its first unit reads it again).
+ */
+const heldAccountsLockedAhead = statementShape((executor: Executor, { owners, ids }: { owners: readonly string[]; ids: readonly string[] }) =>
+  executor
+    .selectFrom('ledger_accounts as a')
+    .leftJoin('customers as c', 'c.id', 'a.customer_id')
+    .selectAll('a')
+    .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id', 'c.region as holder_region'])
+    .where(sql<boolean>`(a.platform_id, a.id) IN (SELECT * FROM unnest(${owners}::text[], ${ids}::text[]))`)
+    .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM'])
+    .orderBy('a.id')
+    .forNoKeyUpdate('a'),
+);
 const heldAccountLocked = statementShape((executor: Executor, args: { platformId: PlatformId; accountId: InternalAccountId }) => heldAccountQuery(executor, args).forNoKeyUpdate('a'));
 
 export type AccountStore = ReturnType<typeof createAccountStore>;
@@ -220,6 +238,19 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
       const row = rows[0];
       if (!row) throw internalAccountNotFound();
       return row;
+    },
+
+    /** The account a subquery names (a card's first funding source), of this platform, under its row lock; undefined when there is none. */
+    async internalAccountLockedBy(tx: Tx, platformId: PlatformId, id: Expression<InternalAccountId>): Promise<HeldAccountRow | undefined> {
+      return heldAccountQuery(tx, { platformId, accountId: id })
+        .forNoKeyUpdate('a')
+        .executeTakeFirst();
+    },
+
+    /** Several accounts, each of its owner's, under lock (`heldAccountsLockedAhead`). */
+    async internalAccountsLockedAhead(tx: Tx, wanted: readonly { platformId: string; accountId: string }[]): Promise<HeldAccountRow[]> {
+      // With the other read-aheads of its batch, in one round trip (db/group-commit.ts).
+      return readWithNext(tx, heldAccountsLockedAhead(tx, { owners: wanted.map((w) => w.platformId), ids: wanted.map((w) => w.accountId) }));
     },
 
     async findByReference(executor: Executor, platformId: PlatformId, reference: string): Promise<AccountRow | undefined> {

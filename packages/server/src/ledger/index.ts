@@ -1,5 +1,7 @@
-import type { Db } from '../db/schema.js';
-import type { CardTransactionId, HoldId, InternalAccountId, LedgerEntryId, PlatformId, PostingAccountId, TransactionId } from '../core/ids.js';
+import type { Expression } from 'kysely';
+import type { Db, Tx } from '../db/schema.js';
+import { isId, type CardTransactionId, type HoldId, type InternalAccountId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
+import { setBatchReadAhead, type UnitAhead } from '../db/group-commit.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
 import { besideLockedRows, lockedRows } from '../db/locked-rows.js';
@@ -37,13 +39,80 @@ function knownLockedAccount(uow: UnitOfWork, accountId: InternalAccountId): Held
   return { ...known, ...holder };
 }
 
+/** Keeps what the transaction now knows of an account it read under its row lock. */
+function keepLocked(tx: Tx, row: HeldAccountRow): void {
+  const { holder_status, holder_deleted_at, holder_platform_customer_id, holder_region, ...account } = row;
+  lockedRows<AccountRow>(tx).set(account.id, account);
+  besideLockedRows<HolderStanding>(tx).set(account.id, { holder_status, holder_deleted_at, holder_platform_customer_id, holder_region });
+}
+
 /** Reads an internal account under its row lock, and keeps what the transaction now knows of it. */
 async function lockAccount(accounts: AccountStore, uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
   const row = await accounts.internalAccount(uow.tx, uow.platformId, accountId, { lock: true });
-  const { holder_status, holder_deleted_at, holder_platform_customer_id, holder_region, ...account } = row;
-  lockedRows<AccountRow>(uow.tx).set(account.id, account);
-  besideLockedRows<HolderStanding>(uow.tx).set(account.id, { holder_status, holder_deleted_at, holder_platform_customer_id, holder_region });
+  keepLocked(uow.tx, row);
   return row;
+}
+
+/**
+ * A group-commit batch reads the accounts its units' lanes name (the accounts money moves lock,
+ * RouteSpec.lane) in one statement before they run: each unit's `internalAccountToMove` then finds
+ * its account known and sends nothing, and a batch whose units only write costs two round trips
+ * (this read with the BEGIN, every unit's writes with the COMMIT) whatever its size.
+ */
+async function readLaneAccountsAhead(accounts: AccountStore, tx: Tx, units: readonly UnitAhead[]): Promise<void> {
+  const known = lockedRows<AccountRow>(tx);
+  const wanted = new Map<string, { platformId: string; accountId: string }>();
+  for (const { lane, owner } of units) {
+    if (isId('InternalAccount', lane) && !known.has(lane)) wanted.set(lane, { platformId: owner, accountId: lane });
+  }
+  if (wanted.size === 0) return;
+  for (const row of await accounts.internalAccountsLockedAhead(tx, [...wanted.values()])) keepLocked(tx, row);
+}
+
+/**
+ * How money moves read the internal accounts they change or look at, through the rows their
+ * transaction holds locked (db/locked-rows.ts).
+ */
+function accountReads(accounts: AccountStore) {
+  return {
+    /**
+     * `internalAccount`, for the account a move of this unit of work will change. Under group
+     * commit it is read under its row lock, which a batch holds to its COMMIT anyway: the balance
+     * then moves without a round trip of its own (postings.ts, moveLocked), one round trip less for
+     * every unit a batch runs and for a unit its lane runs alone (nobody here waits for the account
+     * then). Outside group commit it is read plainly: the lock would be held from the read to the
+     * COMMIT, across the request's JavaScript, which on a hot account cost more than the round trip
+     * saved (docs/decisions.md). A later unit of the same batch on the same account reads nothing:
+     * the batch holds the row, and its holder's standing cannot change before the batch commits (a
+     * customer's deletion first locks its accounts, `lockHolderAccounts`).
+     */
+    async internalAccountToMove(uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
+      if (!readsUnderLock(uow.tx)) return accounts.internalAccount(uow.tx, uow.platformId, accountId);
+      return knownLockedAccount(uow, accountId) ?? lockAccount(accounts, uow, accountId);
+    },
+
+    /**
+     * `internalAccount` for an account a unit of work reads but may not move (a quote's source
+     * before it executes, a transfer-in's destination): the row as this transaction holds it
+     * locked when it does (its group-commit batch read it ahead as its lane's), else read plainly.
+     */
+    async internalAccountToRead(uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
+      return knownLockedAccount(uow, accountId) ?? accounts.internalAccount(uow.tx, uow.platformId, accountId);
+    },
+
+    /**
+     * `internalAccountToMove` for an account a subquery names, read in the round trip of the
+     * caller's statement before it (a card's first funding source, with the card's read): under
+     * group commit only, and undefined otherwise or when there is none. A hold on it then needs no
+     * round trip of its own (postings.ts, placeHold).
+     */
+    async internalAccountToMoveNamedBy(uow: UnitOfWork, id: Expression<InternalAccountId>): Promise<HeldAccountRow | undefined> {
+      if (!readsUnderLock(uow.tx)) return undefined;
+      const row = await accounts.internalAccountLockedBy(uow.tx, uow.platformId, id);
+      if (row) keepLocked(uow.tx, row);
+      return row;
+    },
+  };
 }
 
 /**
@@ -53,6 +122,7 @@ async function lockAccount(accounts: AccountStore, uow: UnitOfWork, accountId: I
  */
 export function createLedger({ db, fundingRail }: { db: Db; fundingRail: FundingRail }) {
   const accounts = createAccountStore({ db, fundingRail });
+  setBatchReadAhead(db, 'ledger.accounts', (tx, units) => readLaneAccountsAhead(accounts, tx, units));
   /** Internal accounts each open unit of work moved, with their latest row. */
   const moved = new WeakMap<UnitOfWork, Map<string, AccountRow>>();
 
@@ -85,22 +155,7 @@ export function createLedger({ db, fundingRail }: { db: Db; fundingRail: Funding
 
   return {
     ...accounts,
-
-    /**
-     * `internalAccount`, for the account a move of this unit of work will change. Under group
-     * commit it is read under its row lock, which a batch holds to its COMMIT anyway: the balance
-     * then moves without a round trip of its own (postings.ts, moveLocked), one round trip less for
-     * every unit a batch runs and for a unit its lane runs alone (nobody here waits for the account
-     * then). Outside group commit it is read plainly: the lock would be held from the read to the
-     * COMMIT, across the request's JavaScript, which on a hot account cost more than the round trip
-     * saved (docs/decisions.md). A later unit of the same batch on the same account reads nothing:
-     * the batch holds the row, and its holder's standing cannot change before the batch commits (a
-     * customer's deletion first locks its accounts, `lockHolderAccounts`).
-     */
-    async internalAccountToMove(uow: UnitOfWork, accountId: InternalAccountId): Promise<HeldAccountRow> {
-      if (!readsUnderLock(uow.tx)) return accounts.internalAccount(uow.tx, uow.platformId, accountId);
-      return knownLockedAccount(uow, accountId) ?? lockAccount(accounts, uow, accountId);
-    },
+    ...accountReads(accounts),
 
     /**
      * What a payment has moved on an account so far: the sum of the account's postings in the

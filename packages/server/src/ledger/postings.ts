@@ -159,8 +159,26 @@ function refreshLocked(tx: Tx, row: MovedAccount): void {
 }
 
 /** Reserves funds on an account so they stay in totalBalance but leave the available balance. */
+/** A held account's holds grown (its row lock and standing already checked). */
+const growHeldHolds = statementShape((executor: Executor, args: { amount: bigint; at: Date; accountId: PostingAccountId }) =>
+  executor.updateTable('ledger_accounts').set({ held_minor: sql`held_minor + ${args.amount}`, updated_at: args.at }).where('id', '=', args.accountId),
+);
+
 export async function placeHold(tx: Tx, input: { platformId: PlatformId; accountId: PostingAccountId; amount: bigint; reason: string; at: Date }) {
   if (input.amount <= 0n) throw new Error('a hold must be positive');
+  const locked = lockedRows<MovedAccount>(tx).get(input.accountId);
+  const row = locked ? await holdLocked(tx, input, locked) : await holdIfCovered(tx, input);
+  refreshLocked(tx, row);
+  const id = newId('Hold');
+  await writeWithNext(
+    tx,
+    tx.insertInto('ledger_holds').values({ id, platform_id: input.platformId, account_id: input.accountId, amount_minor: input.amount, status: 'ACTIVE', reason: input.reason, created_at: input.at, updated_at: input.at }),
+  );
+  return { holdId: id, account: row };
+}
+
+/** Grows an account's holds with one conditional UPDATE that takes its row lock and refuses what it cannot cover. */
+async function holdIfCovered(tx: Tx, input: { platformId: PlatformId; accountId: PostingAccountId; amount: bigint; at: Date }): Promise<MovedAccount> {
   const row = await tx
     .updateTable('ledger_accounts')
     .set({ held_minor: sql`held_minor + ${input.amount}`, updated_at: input.at })
@@ -170,17 +188,17 @@ export async function placeHold(tx: Tx, input: { platformId: PlatformId; account
     .where(sql<boolean>`(may_go_negative OR total_minor - held_minor - ${input.amount}::bigint >= 0)`)
     .returningAll()
     .executeTakeFirst();
-  if (!row) {
-    const account = await tx.selectFrom('ledger_accounts').select('currency').where('id', '=', input.accountId).executeTakeFirst();
-    throw await diagnose(tx, input.platformId, { accountId: input.accountId, currency: account?.currency ?? '', amount: -input.amount });
-  }
-  refreshLocked(tx, row);
-  const id = newId('Hold');
-  await writeWithNext(
-    tx,
-    tx.insertInto('ledger_holds').values({ id, platform_id: input.platformId, account_id: input.accountId, amount_minor: input.amount, status: 'ACTIVE', reason: input.reason, created_at: input.at, updated_at: input.at }),
-  );
-  return { holdId: id, account: row };
+  if (row) return row;
+  const account = await tx.selectFrom('ledger_accounts').select('currency').where('id', '=', input.accountId).executeTakeFirst();
+  throw await diagnose(tx, input.platformId, { accountId: input.accountId, currency: account?.currency ?? '', amount: -input.amount });
+}
+
+/** Grows the holds of an account this transaction holds locked: decided here on the row as it stands, the UPDATE sent with the next statement (as moveLocked). */
+async function holdLocked(tx: Tx, input: { platformId: PlatformId; accountId: PostingAccountId; amount: bigint; at: Date }, row: MovedAccount): Promise<MovedAccount> {
+  const refused = refusal(input.platformId, { accountId: input.accountId, currency: row.currency, amount: -input.amount }, row);
+  if (refused) throw refused;
+  await writeWithNext(tx, growHeldHolds(tx, { amount: input.amount, at: input.at, accountId: input.accountId }));
+  return { ...row, held_minor: row.held_minor + input.amount, updated_at: input.at };
 }
 
 /** Ends an active hold: RELEASED gives the funds back; CAPTURED is used when the caller posts the debit itself. */

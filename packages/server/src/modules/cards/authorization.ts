@@ -17,6 +17,7 @@ import {
   CARD,
   cardholderOf,
   cardWithHolder,
+  firstFundingSource,
   DELAYED_PULL_MS,
   lockCardTransaction,
   PULL_CONFIRMATION_JOB,
@@ -191,7 +192,13 @@ async function open(deps: CardTransactionDeps, uow: UnitOfWork, card: CardRow, a
  * card is not ACTIVE, the network declined it, or no funding source covers a debit.
  */
 export async function authorize(deps: CardTransactionDeps, uow: UnitOfWork, cardId: CardId, auth: NetworkAuthorization): Promise<AuthorizationResult> {
-  const { card, holder } = await cardWithHolder(uow, cardId);
+  // The card with its holder and, under group commit, the account its money most likely moves on
+  // (its first funding source) under lock, in one round trip: the hold or the move on it then
+  // needs none of its own (ledger.internalAccountToMoveNamedBy).
+  const reading = cardWithHolder(uow, cardId, { withNext: true });
+  reading.catch(() => undefined);
+  if (auth.kind !== 'BALANCE_INQUIRY') await deps.ledger.internalAccountToMoveNamedBy(uow, firstFundingSource(uow, cardId));
+  const { card, holder } = await reading;
   const token = randomUUID();
   const declined = (declineReason: DeclineReason): AuthorizationResult => ({ approved: false, issuerTransactionToken: token, declineReason });
   const stateDecline = declineFor(card) ?? holderDecline(holder);

@@ -6,6 +6,8 @@ import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { Executor } from '../../db/schema.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { writeWithNext } from '../../db/write-with-next.js';
+import { readWithNext } from '../../db/read-with-next.js';
+import { sql, type RawBuilder } from 'kysely';
 import { moves, type Ledger } from '../../ledger/index.js';
 import { insufficientFunds } from '../../ledger/errors.js';
 import { toJson } from '../../lib/json.js';
@@ -85,8 +87,8 @@ export async function cardholderOf(uow: UnitOfWork, customerId: CustomerId) {
 }
 
 /** A card of the platform (CARD_NOT_FOUND otherwise) with what `cardholderOf` tells of its holder, in one statement. */
-export async function cardWithHolder(uow: UnitOfWork, cardId: CardId) {
-  const row = await uow.tx
+export async function cardWithHolder(uow: UnitOfWork, cardId: CardId, { withNext = false }: { withNext?: boolean } = {}) {
+  const query = uow.tx
     .selectFrom('cards')
     .selectAll('cards')
     .select([
@@ -95,11 +97,17 @@ export async function cardWithHolder(uow: UnitOfWork, cardId: CardId) {
       customerField('cards.cardholder_id', 'deleted_at').as('holder_deleted_at'),
     ])
     .where('cards.platform_id', '=', uow.platformId)
-    .where('cards.id', '=', cardId)
-    .executeTakeFirst();
+    .where('cards.id', '=', cardId);
+  // With `withNext`, it travels with the caller's next statement (db/read-with-next.ts).
+  const row = withNext ? (await readWithNext(uow.tx, query))[0] : await query.executeTakeFirst();
   if (!row) throw cardNotFound();
   const { holder_platform_customer_id, holder_kyc_status, holder_deleted_at, ...card } = row;
   return { card, holder: { platform_customer_id: holder_platform_customer_id, kyc_status: holder_kyc_status ?? '', deleted_at: holder_deleted_at } };
+}
+
+/** The id of a card's first funding source, as an expression (for the ledger to lock it with the card's read). */
+export function firstFundingSource(uow: UnitOfWork, cardId: CardId): RawBuilder<InternalAccountId> {
+  return sql<InternalAccountId>`(SELECT funding_sources->>0 FROM cards WHERE platform_id = ${uow.platformId} AND id = ${cardId})`;
 }
 
 /** Takes money from an account for the outside, or reports it could not (nothing is written then). */

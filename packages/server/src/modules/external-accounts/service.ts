@@ -1,11 +1,13 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/schema.js';
-import { readOnce } from '../../db/read-once.js';
+import { knownRead, readOnce } from '../../db/read-once.js';
+import { setBatchReadAhead } from '../../db/group-commit.js';
+import { statementShape } from '../../db/statement-shape.js';
 import { readWithNext } from '../../db/read-with-next.js';
 import type { ExternalAccountsTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
 import { invalidInput, type FieldError } from '../../core/errors.js';
-import { newId, type CustomerId, type ExternalAccountId, type PlatformId } from '../../core/ids.js';
+import { isId, newId, type CustomerId, type ExternalAccountId, type PlatformId } from '../../core/ids.js';
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
@@ -17,6 +19,15 @@ import { canonicalVaspName } from './ownership/vasps.js';
 import { accountAlreadyRegistered, externalAccountNotFound, invalidBankAccount, verificationRequired } from './errors.js';
 
 export type ExternalAccountRow = Selectable<ExternalAccountsTable>;
+
+/** Live external accounts, each of its owner's (`byId` for several at once, one statement text). */
+const liveByIds = statementShape((executor: Executor, { owners, ids }: { owners: readonly string[]; ids: readonly string[] }) =>
+  executor
+    .selectFrom('external_accounts')
+    .selectAll()
+    .where(sql<boolean>`(platform_id, id) IN (SELECT * FROM unnest(${owners}::text[], ${ids}::text[]))`)
+    .where('deleted_at', 'is', null),
+);
 
 export interface ExternalAccountView {
   id: ExternalAccountId;
@@ -164,6 +175,19 @@ export function createExternalAccountService({ db, customers, gates }: { db: Db;
 
   const byId = (executor: Executor, platformId: PlatformId, id: ExternalAccountId) =>
     executor.selectFrom('external_accounts').selectAll().where('platform_id', '=', platformId).where('id', '=', id).where('deleted_at', 'is', null);
+  const readKey = (platformId: string, id: string) => `external_accounts ${platformId} ${id}`;
+
+  // A group-commit batch reads the external accounts its units pay (RouteSpec.readsAhead) with
+  // its other read-aheads, for all of them: `findWithNext` then answers from the transaction.
+  setBatchReadAhead(db, 'external-accounts', async (tx, units) => {
+    const wanted = new Map<string, { platformId: string; id: string }>();
+    for (const { reads, owner } of units) {
+      for (const id of reads) if (isId('ExternalAccount', id)) wanted.set(readKey(owner, id), { platformId: owner, id });
+    }
+    if (wanted.size === 0) return;
+    const rows = await readWithNext(tx, liveByIds(tx, { owners: [...wanted.values()].map((w) => w.platformId), ids: [...wanted.values()].map((w) => w.id) }));
+    for (const row of rows) knownRead(tx, readKey(row.platform_id, row.id), row);
+  });
 
   /** The row, if `owner` holds it: a customer's account where the platform's is asked for (or the reverse) is simply not found. */
   function ownedBy(row: ExternalAccountRow | undefined, owner: AccountOwner): ExternalAccountRow {
@@ -232,7 +256,7 @@ export function createExternalAccountService({ db, customers, gates }: { db: Db;
      * (db/read-once.ts): no money move changes an external account.
      */
     findWithNext: (tx: Tx, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> =>
-      readOnce(tx, `external_accounts ${platformId} ${id}`, async () => (await readWithNext(tx, byId(tx, platformId, id)))[0]),
+      readOnce(tx, readKey(platformId, id), async () => (await readWithNext(tx, byId(tx, platformId, id)))[0]),
 
     /** A live external account of the platform, whoever owns it; undefined when there is none. */
     async findAny(executor: Executor, platformId: PlatformId, id: ExternalAccountId): Promise<ExternalAccountRow | undefined> {

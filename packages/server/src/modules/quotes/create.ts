@@ -88,7 +88,7 @@ async function customerRow(deps: QuoteServiceDeps, uow: UnitOfWork, customerId: 
 
 /** The paying account; read as the account a move will change when the quote executes at once (ledger, `internalAccountToMove`). */
 async function resolveAccountSource(deps: QuoteServiceDeps, uow: UnitOfWork, source: QuoteRequest['source'], executesNow: boolean): Promise<ResolvedSource> {
-  const account = executesNow ? await deps.ledger.internalAccountToMove(uow, source.accountId!) : await deps.ledger.internalAccount(uow.tx, uow.platformId, source.accountId!);
+  const account = executesNow ? await deps.ledger.internalAccountToMove(uow, source.accountId!) : await deps.ledger.internalAccountToRead(uow, source.accountId!);
   let customerId = account.customer_id;
   let customerStatus = account.holder_status;
   let customerDeletedAt = account.holder_deleted_at;

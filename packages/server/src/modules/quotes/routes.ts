@@ -56,6 +56,7 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
       // An immediately executed quote debits its source account. A UMA destination waits on the
       // receiver's VASP: alone, never in a batch.
       lane: (req) => (req.body.destination.destinationType === 'UMA_ADDRESS' ? undefined : req.body.source.accountId),
+      readsAhead: (req) => [req.body.destination.destinationType === 'ACCOUNT' ? req.body.destination.accountId : undefined],
     },
     (uow, req) => quotes.create(uow, req.body),
   );

@@ -34,7 +34,7 @@ const outErrors = [...errors, ...LIMIT_ERRORS];
 export function transferRoutes(r: Routes, { transfers }: { transfers: TransferService }): void {
   r.post(
     '/transfer-out',
-    { schema: { tags, summary: 'Send money from an internal account to an external account (same currency)', body: TransferOutRequest, response: { 201: Transaction } }, status: 201, errors: outErrors, lane: (req) => req.body.source.accountId },
+    { schema: { tags, summary: 'Send money from an internal account to an external account (same currency)', body: TransferOutRequest, response: { 201: Transaction } }, status: 201, errors: outErrors, lane: (req) => req.body.source.accountId, readsAhead: (req) => [req.body.destination.accountId] },
     (uow, req) =>
       transfers.transferOut(uow, {
         sourceAccountId: req.body.source.accountId,
@@ -47,7 +47,7 @@ export function transferRoutes(r: Routes, { transfers }: { transfers: TransferSe
 
   r.post(
     '/transfer-in',
-    { schema: { tags, summary: 'Pull money into an internal account (same currency)', body: TransferInRequest, response: { 201: Transaction } }, status: 201, errors, lane: (req) => req.body.destination.accountId },
+    { schema: { tags, summary: 'Pull money into an internal account (same currency)', body: TransferInRequest, response: { 201: Transaction } }, status: 201, errors, lane: (req) => req.body.destination.accountId, readsAhead: (req) => [req.body.source.accountId] },
     (uow, req) =>
       transfers.transferIn(uow, {
         sourceAccountId: req.body.source.accountId,

@@ -90,7 +90,7 @@ export function createTransferService({ ledger, externalAccounts, transactions, 
     // external other side is read in the same round trip, and checked once the internal one passed.
     const externalRow = hasPrefix('InternalAccount', otherId) ? undefined : externalAccounts.findWithNext(uow.tx, uow.platformId, otherId);
     externalRow?.catch(() => undefined);
-    const internal = outgoing ? await ledger.internalAccountToMove(uow, internalId as InternalAccountId) : await ledger.internalAccount(uow.tx, uow.platformId, internalId as InternalAccountId);
+    const internal = outgoing ? await ledger.internalAccountToMove(uow, internalId as InternalAccountId) : await ledger.internalAccountToRead(uow, internalId as InternalAccountId);
     refuseUnlessReady(internal.customer_id, internal.holder_status, internal.holder_deleted_at);
     if (outgoing && internal.account_type === 'EMBEDDED_WALLET') throw walletSignatureRequired('source.accountId');
     // Without an amount, a transfer-out sends the internal account's whole available balance.
