@@ -30,6 +30,11 @@ import { bindTransaction, handOver } from './handoff.js';
  *   `transact`, in arrival order, so one unit's deferred-constraint failure costs the others only
  *   a retry. A lost connection is the exception: whether the COMMIT happened is unknown, so every
  *   caller gets that error (503) as a single transaction's caller would.
+ * - Read-aheads (`setBatchReadAhead`): before its units run, a batch reads for all of them, in one
+ *   round trip with its BEGIN, the rows they declared they will read (`UnitPlace`: the lane's
+ *   account, the external accounts they pay), the declaring platform's only; its units then find
+ *   them known. A read-ahead that fails (a deadlock on the rows it locks) loses the batch before
+ *   any unit ran: each runs again alone, as when the COMMIT fails.
  * - A crash keeps the batch whole or loses it whole: it is one transaction.
  * - Lanes: on PostgreSQL several batches execute at once, one per lane, each on its own connection
  *   (on PGlite, with its one connection, there is one lane). A unit's lane name (the account a

@@ -7,6 +7,7 @@ import { newId, type AccountId, type CustomerId, type Id, type IdPrefix, type Pl
 import type { Scope, UnitOfWork } from '../../core/unit-of-work.js';
 import { readWithNext } from '../../db/read-with-next.js';
 import { writeWithNext } from '../../db/write-with-next.js';
+import { statementShape } from '../../db/statement-shape.js';
 import { currencyAmount, type CurrencyAmount } from '../../lib/money.js';
 import type { PaymentKinds } from '../../contract/container.js';
 import { notCancellable, transactionNotFound } from './errors.js';
@@ -185,9 +186,8 @@ async function update(tx: Tx, platformId: PlatformId, transactionId: Transaction
  * built from the values written. An exchange rate is shown as the number its text says, the same
  * whether PostgreSQL or the caller wrote the text.
  */
-export async function createTransaction(uow: UnitOfWork, input: NewTransaction, { deferred }: { deferred?: { platformCustomerId: string | null } } = {}): Promise<TransactionView> {
-  const details = { ...(input.source ? { source: input.source } : {}), ...(input.destination ? { destination: input.destination } : {}), ...(input.pendingReason ? { pendingReason: input.pendingReason } : {}) };
-  const values = {
+function transactionValues(uow: UnitOfWork, input: NewTransaction) {
+  return {
     id: newId('Transaction'),
     platform_id: uow.platformId,
     customer_id: input.customerId,
@@ -212,12 +212,46 @@ export async function createTransaction(uow: UnitOfWork, input: NewTransaction, 
     created_at: uow.now,
     updated_at: uow.now,
   };
-  const insert = uow.tx.insertInto('transactions').values({ ...values, details: JSON.stringify(details) });
+}
+
+/** A new transaction's row, every column named (one statement text, db/statement-shape.ts): the money routes' insert, sent with the next statement. */
+const insertTransactionRow = statementShape((executor: Executor, row: ReturnType<typeof transactionValues> & { details: string }) =>
+  executor.insertInto('transactions').values({
+    id: row.id,
+    platform_id: row.platform_id,
+    customer_id: row.customer_id,
+    kind: row.kind,
+    type: row.type,
+    direction: row.direction,
+    status: row.status,
+    sender_account_id: row.sender_account_id,
+    receiver_account_id: row.receiver_account_id,
+    sent_minor: row.sent_minor,
+    sent_currency: row.sent_currency,
+    received_minor: row.received_minor,
+    received_currency: row.received_currency,
+    fees_minor: row.fees_minor,
+    platform_fees_minor: row.platform_fees_minor,
+    exchange_rate: row.exchange_rate,
+    quote_id: row.quote_id,
+    reference: row.reference,
+    description: row.description,
+    failure_reason: row.failure_reason,
+    settled_at: row.settled_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    details: row.details,
+  }),
+);
+
+export async function createTransaction(uow: UnitOfWork, input: NewTransaction, { deferred }: { deferred?: { platformCustomerId: string | null } } = {}): Promise<TransactionView> {
+  const details = { ...(input.source ? { source: input.source } : {}), ...(input.destination ? { destination: input.destination } : {}), ...(input.pendingReason ? { pendingReason: input.pendingReason } : {}) };
+  const values = transactionValues(uow, input);
   if (deferred) {
-    await writeWithNext(uow.tx, insert);
+    await writeWithNext(uow.tx, insertTransactionRow(uow.tx, { ...values, details: JSON.stringify(details) }));
     return transactionView({ ...values, details, receipt_delivery_confirmed_at: null, platform_customer_id: input.customerId ? deferred.platformCustomerId : null });
   }
-  const row = await insert.returningAll().returning(withPlatformCustomerId).executeTakeFirstOrThrow();
+  const row = await uow.tx.insertInto('transactions').values({ ...values, details: JSON.stringify(details) }).returningAll().returning(withPlatformCustomerId).executeTakeFirstOrThrow();
   return transactionView(row);
 }
 
