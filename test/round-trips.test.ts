@@ -6,7 +6,8 @@ import type { Customer, ExternalAccount, InternalAccount, List, Quote } from './
 import { groupCommitOf, laneIndex } from '../packages/server/src/db/group-commit.js';
 import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
 import { OUTSIDE } from '../packages/server/src/ledger/index.js';
-import type { ExternalAccountId, InternalAccountId } from '../packages/server/src/core/ids.js';
+import type { CardId, ExternalAccountId, InternalAccountId } from '../packages/server/src/core/ids.js';
+import { simulatedAuthorization } from '../packages/server/src/sandbox/card-network.js';
 
 /**
  * The round trips each money move's transaction costs PostgreSQL when it runs alone (group commit
@@ -131,5 +132,20 @@ describe.skipIf(!POSTGRES)('round trips of a money move alone, on PostgreSQL', (
     const authorize = () => call('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1, currency: { code: 'USD' }, merchant: { descriptor: 'ROUND TRIPS', mcc: '5814', country: 'US' } });
     await authorize(); // the first learns that its funding source is no wallet's
     expect(await roundTripsOf(authorize)).toBe(2);
+
+    // A batch of them (one lane: the card): the cards and their first funding sources read ahead
+    // with the BEGIN, every unit's writes with the COMMIT.
+    const scope = { platformId: t.platform.id, now: new Date(), actor: { type: 'OPERATOR' } as const };
+    const inBatch = () =>
+      runUnitOfWork(
+        t.container.db,
+        scope,
+        (uow) => t.container.cardTransactions.network.authorize(uow, { cardId: card.id as CardId }, simulatedAuthorization('AUTHORIZATION', { amount: 1, currency: { code: 'USD' }, merchant: { descriptor: 'ROUND TRIPS', mcc: '5814', country: 'US' } })),
+        { lane: card.id },
+      );
+    writes.mockClear();
+    const answers = await Promise.all([inBatch(), inBatch(), inBatch()]);
+    expect(answers.map((answer) => answer.approved)).toEqual([true, true, true]);
+    expect(transactionsOnTheWire()).toEqual([2]);
   });
 });

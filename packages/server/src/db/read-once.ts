@@ -29,3 +29,8 @@ export function knownRead<Value>(tx: Tx, key: string, value: Value): void {
   if (!known) reads.set(tx, (known = new Map<string, Promise<unknown>>()));
   if (!known.has(key)) known.set(key, Promise.resolve(value));
 }
+
+/** What `tx` already read (or was told, `knownRead`) under `key`, or undefined: for a caller that reads differently when it must ask. */
+export function earlierRead<Value>(tx: Tx, key: string): Promise<Value> | undefined {
+  return reads.get(tx)?.get(key) as Promise<Value> | undefined;
+}

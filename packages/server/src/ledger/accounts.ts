@@ -82,16 +82,19 @@ function systemAccountRow(platformId: PlatformId, purpose: SystemPurpose, curren
   };
 }
 
-/** A customer or platform account of the platform, with its holder's standing (one statement text each, db/statement-shape.ts). */
-function heldAccountQuery(executor: Executor, { platformId, accountId }: { platformId: PlatformId; accountId: InternalAccountId | Expression<InternalAccountId> }) {
+/** Customer and platform accounts (`a`), each with its holder's standing. */
+function heldAccounts(executor: Executor) {
   return executor
     .selectFrom('ledger_accounts as a')
     .leftJoin('customers as c', 'c.id', 'a.customer_id')
     .selectAll('a')
     .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id', 'c.region as holder_region'])
-    .where('a.platform_id', '=', platformId)
-    .where('a.id', '=', accountId)
     .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM']);
+}
+
+/** A customer or platform account of the platform, with its holder's standing (one statement text each, db/statement-shape.ts). */
+function heldAccountQuery(executor: Executor, { platformId, accountId }: { platformId: PlatformId; accountId: InternalAccountId | Expression<InternalAccountId> }) {
+  return heldAccounts(executor).where('a.platform_id', '=', platformId).where('a.id', '=', accountId);
 }
 const heldAccount = statementShape(heldAccountQuery);
 /**
@@ -101,17 +104,33 @@ const heldAccount = statementShape(heldAccountQuery);
  * skipping it instead costs a hot account's batch a round trip more (its first unit reads it again).
  */
 const heldAccountsLockedAhead = statementShape((executor: Executor, { owners, ids }: { owners: readonly string[]; ids: readonly string[] }) =>
-  executor
-    .selectFrom('ledger_accounts as a')
-    .leftJoin('customers as c', 'c.id', 'a.customer_id')
-    .selectAll('a')
-    .select(['c.kyc_status as holder_status', 'c.deleted_at as holder_deleted_at', 'c.platform_customer_id as holder_platform_customer_id', 'c.region as holder_region'])
+  heldAccounts(executor)
     .where(sql<boolean>`(a.platform_id, a.id) IN (SELECT * FROM unnest(${owners}::text[], ${ids}::text[]))`)
-    .where('a.purpose', 'in', ['CUSTOMER', 'PLATFORM'])
     .orderBy('a.id')
     .forNoKeyUpdate('a'),
 );
 const heldAccountLocked = statementShape((executor: Executor, args: { platformId: PlatformId; accountId: InternalAccountId }) => heldAccountQuery(executor, args).forNoKeyUpdate('a'));
+
+/** The account a subquery names (a card's first funding source), of this platform, under its row lock; undefined when there is none. */
+export async function internalAccountLockedBy(tx: Tx, platformId: PlatformId, id: Expression<InternalAccountId>): Promise<HeldAccountRow | undefined> {
+  return heldAccountQuery(tx, { platformId, accountId: id })
+    .forNoKeyUpdate('a')
+    .executeTakeFirst();
+}
+
+/**
+ * The accounts a subquery names as (platform_id, id) pairs (the first funding sources of the
+ * cards a batch will authorize on), under lock in id order, sent with the next statement.
+ */
+export async function internalAccountsLockedNamedBy(tx: Tx, pairs: Expression<unknown>): Promise<HeldAccountRow[]> {
+  return readWithNext(tx, heldAccounts(tx).where(sql<boolean>`(a.platform_id, a.id) IN (${pairs})`).orderBy('a.id').forNoKeyUpdate('a'));
+}
+
+/** Several accounts, each of its owner's, under lock (`heldAccountsLockedAhead`). */
+export async function internalAccountsLockedAhead(tx: Tx, wanted: readonly { platformId: string; accountId: string }[]): Promise<HeldAccountRow[]> {
+  // With the other read-aheads of its batch, in one round trip (db/group-commit.ts).
+  return readWithNext(tx, heldAccountsLockedAhead(tx, { owners: wanted.map((w) => w.platformId), ids: wanted.map((w) => w.accountId) }));
+}
 
 export type AccountStore = ReturnType<typeof createAccountStore>;
 
@@ -238,19 +257,6 @@ export function createAccountStore({ db, fundingRail }: { db: Db; fundingRail: F
       const row = rows[0];
       if (!row) throw internalAccountNotFound();
       return row;
-    },
-
-    /** The account a subquery names (a card's first funding source), of this platform, under its row lock; undefined when there is none. */
-    async internalAccountLockedBy(tx: Tx, platformId: PlatformId, id: Expression<InternalAccountId>): Promise<HeldAccountRow | undefined> {
-      return heldAccountQuery(tx, { platformId, accountId: id })
-        .forNoKeyUpdate('a')
-        .executeTakeFirst();
-    },
-
-    /** Several accounts, each of its owner's, under lock (`heldAccountsLockedAhead`). */
-    async internalAccountsLockedAhead(tx: Tx, wanted: readonly { platformId: string; accountId: string }[]): Promise<HeldAccountRow[]> {
-      // With the other read-aheads of its batch, in one round trip (db/group-commit.ts).
-      return readWithNext(tx, heldAccountsLockedAhead(tx, { owners: wanted.map((w) => w.platformId), ids: wanted.map((w) => w.accountId) }));
     },
 
     async findByReference(executor: Executor, platformId: PlatformId, reference: string): Promise<AccountRow | undefined> {

@@ -6,7 +6,7 @@ import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { FundingRail } from '../providers/funding-rail.js';
 import { besideLockedRows, lockedRows } from '../db/locked-rows.js';
 import { readsUnderLock } from '../db/transact.js';
-import { createAccountStore, internalAccountView, type AccountRow, type AccountStore, type HeldAccountRow } from './accounts.js';
+import { createAccountStore, internalAccountLockedBy, internalAccountsLockedAhead, internalAccountsLockedNamedBy, internalAccountView, type AccountRow, type AccountStore, type HeldAccountRow } from './accounts.js';
 import { OUTSIDE, type Leg, type Move, type Party } from './moves.js';
 import { endHold, placeHold, postEntry, type Posting } from './postings.js';
 import { balanceHistory, type BalanceHistoryRange } from './history.js';
@@ -59,14 +59,14 @@ async function lockAccount(accounts: AccountStore, uow: UnitOfWork, accountId: I
  * its account known and sends nothing, and a batch whose units only write costs two round trips
  * (this read with the BEGIN, every unit's writes with the COMMIT) whatever its size.
  */
-async function readLaneAccountsAhead(accounts: AccountStore, tx: Tx, units: readonly UnitAhead[]): Promise<void> {
+async function readLaneAccountsAhead(tx: Tx, units: readonly UnitAhead[]): Promise<void> {
   const known = lockedRows<AccountRow>(tx);
   const wanted = new Map<string, { platformId: string; accountId: string }>();
   for (const { lane, owner } of units) {
     if (isId('InternalAccount', lane) && !known.has(lane)) wanted.set(lane, { platformId: owner, accountId: lane });
   }
   if (wanted.size === 0) return;
-  for (const row of await accounts.internalAccountsLockedAhead(tx, [...wanted.values()])) keepLocked(tx, row);
+  for (const row of await internalAccountsLockedAhead(tx, [...wanted.values()])) keepLocked(tx, row);
 }
 
 /**
@@ -101,6 +101,15 @@ function accountReads(accounts: AccountStore) {
     },
 
     /**
+     * Reads ahead, for a group-commit batch, the accounts a subquery names as (platform_id, id)
+     * pairs (a cards read-ahead: the cards' first funding sources), under lock: the units' moves
+     * and holds on them then need no round trip of their own.
+     */
+    async readAccountsAhead(tx: Tx, pairs: Expression<unknown>): Promise<void> {
+      for (const row of await internalAccountsLockedNamedBy(tx, pairs)) keepLocked(tx, row);
+    },
+
+    /**
      * `internalAccountToMove` for an account a subquery names, read in the round trip of the
      * caller's statement before it (a card's first funding source, with the card's read): under
      * group commit only, and undefined otherwise or when there is none. A hold on it then needs no
@@ -108,7 +117,7 @@ function accountReads(accounts: AccountStore) {
      */
     async internalAccountToMoveNamedBy(uow: UnitOfWork, id: Expression<InternalAccountId>): Promise<HeldAccountRow | undefined> {
       if (!readsUnderLock(uow.tx)) return undefined;
-      const row = await accounts.internalAccountLockedBy(uow.tx, uow.platformId, id);
+      const row = await internalAccountLockedBy(uow.tx, uow.platformId, id);
       if (row) keepLocked(uow.tx, row);
       return row;
     },
@@ -122,7 +131,7 @@ function accountReads(accounts: AccountStore) {
  */
 export function createLedger({ db, fundingRail }: { db: Db; fundingRail: FundingRail }) {
   const accounts = createAccountStore({ db, fundingRail });
-  setBatchReadAhead(db, 'ledger.accounts', (tx, units) => readLaneAccountsAhead(accounts, tx, units));
+  setBatchReadAhead(db, 'ledger.accounts', readLaneAccountsAhead);
   /** Internal accounts each open unit of work moved, with their latest row. */
   const moved = new WeakMap<UnitOfWork, Map<string, AccountRow>>();
 

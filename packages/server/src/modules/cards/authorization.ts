@@ -16,8 +16,10 @@ import {
   announceCardTransaction,
   CARD,
   cardholderOf,
+  cardReadAhead,
   cardWithHolder,
   firstFundingSource,
+  type CardWithHolder,
   DELAYED_PULL_MS,
   lockCardTransaction,
   PULL_CONFIRMATION_JOB,
@@ -188,17 +190,30 @@ async function open(deps: CardTransactionDeps, uow: UnitOfWork, card: CardRow, a
 }
 
 /**
+ * The card with its holder and, under group commit, the account its money most likely moves on
+ * (its first funding source) under lock: as its batch read them ahead (no round trip), or both in
+ * one round trip (ledger.internalAccountToMoveNamedBy). The hold or the move on that account then
+ * needs none of its own.
+ */
+async function cardToAuthorize({ ledger }: Pick<CardTransactionDeps, 'ledger'>, uow: UnitOfWork, cardId: CardId, moves: boolean): Promise<CardWithHolder> {
+  const ahead = await cardReadAhead(uow, cardId);
+  if (ahead) {
+    const first = ahead.card.funding_sources[0];
+    if (moves && first) await ledger.internalAccountToMove(uow, first);
+    return ahead;
+  }
+  const reading = cardWithHolder(uow, cardId, { withNext: true });
+  reading.catch(() => undefined);
+  if (moves) await ledger.internalAccountToMoveNamedBy(uow, firstFundingSource(uow, cardId));
+  return reading;
+}
+
+/**
  * An authorization-family message from the network. Declined (nothing held, no record) when the
  * card is not ACTIVE, the network declined it, or no funding source covers a debit.
  */
 export async function authorize(deps: CardTransactionDeps, uow: UnitOfWork, cardId: CardId, auth: NetworkAuthorization): Promise<AuthorizationResult> {
-  // The card with its holder and, under group commit, the account its money most likely moves on
-  // (its first funding source) under lock, in one round trip: the hold or the move on it then
-  // needs none of its own (ledger.internalAccountToMoveNamedBy).
-  const reading = cardWithHolder(uow, cardId, { withNext: true });
-  reading.catch(() => undefined);
-  if (auth.kind !== 'BALANCE_INQUIRY') await deps.ledger.internalAccountToMoveNamedBy(uow, firstFundingSource(uow, cardId));
-  const { card, holder } = await reading;
+  const { card, holder } = await cardToAuthorize(deps, uow, cardId, auth.kind !== 'BALANCE_INQUIRY');
   const token = randomUUID();
   const declined = (declineReason: DeclineReason): AuthorizationResult => ({ approved: false, issuerTransactionToken: token, declineReason });
   const stateDecline = declineFor(card) ?? holderDecline(holder);

@@ -1,9 +1,11 @@
 import { uuidv7 } from '../../lib/uuid7.js';
 import type { Gates } from '../../core/gates.js';
 import { isError } from '../../core/errors.js';
-import type { CardId, CardTransactionId, CustomerId, InternalAccountId, PlatformId } from '../../core/ids.js';
+import { isId, type CardId, type CardTransactionId, type CustomerId, type InternalAccountId, type PlatformId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
-import type { Executor } from '../../db/schema.js';
+import type { Executor, Tx } from '../../db/schema.js';
+import { earlierRead, knownRead } from '../../db/read-once.js';
+import type { UnitAhead } from '../../db/group-commit.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { writeWithNext } from '../../db/write-with-next.js';
 import { readWithNext } from '../../db/read-with-next.js';
@@ -86,23 +88,56 @@ export async function cardholderOf(uow: UnitOfWork, customerId: CustomerId) {
   return customerFields(uow.tx, customerId, ['platform_customer_id', 'kyc_status', 'deleted_at']);
 }
 
-/** A card of the platform (CARD_NOT_FOUND otherwise) with what `cardholderOf` tells of its holder, in one statement. */
-export async function cardWithHolder(uow: UnitOfWork, cardId: CardId, { withNext = false }: { withNext?: boolean } = {}) {
-  const query = uow.tx
+/** The cards table with what `cardholderOf` tells of each card's holder. */
+function cardsWithHolders(executor: Executor) {
+  return executor
     .selectFrom('cards')
     .selectAll('cards')
     .select([
       customerField('cards.cardholder_id', 'platform_customer_id').as('holder_platform_customer_id'),
       customerField('cards.cardholder_id', 'kyc_status').as('holder_kyc_status'),
       customerField('cards.cardholder_id', 'deleted_at').as('holder_deleted_at'),
-    ])
-    .where('cards.platform_id', '=', uow.platformId)
-    .where('cards.id', '=', cardId);
+    ]);
+}
+type CardWithHolderRow = NonNullable<Awaited<ReturnType<ReturnType<typeof cardsWithHolders>['executeTakeFirst']>>>;
+
+function splitCardRow({ holder_platform_customer_id, holder_kyc_status, holder_deleted_at, ...card }: CardWithHolderRow) {
+  return { card, holder: { platform_customer_id: holder_platform_customer_id, kyc_status: holder_kyc_status ?? '', deleted_at: holder_deleted_at } };
+}
+export type CardWithHolder = ReturnType<typeof splitCardRow>;
+
+const cardReadKey = (platformId: string, cardId: string) => `cards ${platformId} ${cardId}`;
+
+/** A card of the platform (CARD_NOT_FOUND otherwise) with what `cardholderOf` tells of its holder, in one statement. */
+export async function cardWithHolder(uow: UnitOfWork, cardId: CardId, { withNext = false }: { withNext?: boolean } = {}): Promise<CardWithHolder> {
+  const query = cardsWithHolders(uow.tx).where('cards.platform_id', '=', uow.platformId).where('cards.id', '=', cardId);
   // With `withNext`, it travels with the caller's next statement (db/read-with-next.ts).
   const row = withNext ? (await readWithNext(uow.tx, query))[0] : await query.executeTakeFirst();
   if (!row) throw cardNotFound();
-  const { holder_platform_customer_id, holder_kyc_status, holder_deleted_at, ...card } = row;
-  return { card, holder: { platform_customer_id: holder_platform_customer_id, kyc_status: holder_kyc_status ?? '', deleted_at: holder_deleted_at } };
+  return splitCardRow(row);
+}
+
+/** The card as its group-commit batch read it ahead (`readCardsAhead`), or undefined. */
+export function cardReadAhead(uow: UnitOfWork, cardId: CardId): Promise<CardWithHolder> | undefined {
+  return earlierRead<CardWithHolder>(uow.tx, cardReadKey(uow.platformId, cardId));
+}
+
+/**
+ * A group-commit batch of card authorizations (their lane is the card, sandbox-routes.ts) reads
+ * its cards with their holders, and the ledger their first funding sources under lock, in the
+ * round trip of its BEGIN: each authorization then reads nothing (`authorize`). Only the declaring
+ * platform's cards. No unit of a card's lane changes its card row, so the row read at the batch's
+ * start is the one each unit would have read (as `readOnce` keeps an external account).
+ */
+export async function readCardsAhead(ledger: Ledger, tx: Tx, units: readonly UnitAhead[]): Promise<void> {
+  const wanted = units.filter((unit) => isId('Card', unit.lane));
+  if (wanted.length === 0) return;
+  const owners = wanted.map((unit) => unit.owner);
+  const ids = wanted.map((unit) => unit.lane);
+  const cards = readWithNext(tx, cardsWithHolders(tx).where(sql<boolean>`(cards.platform_id, cards.id) IN (SELECT * FROM unnest(${owners}::text[], ${ids}::text[]))`));
+  cards.catch(() => undefined);
+  await ledger.readAccountsAhead(tx, sql`SELECT k.platform_id, k.funding_sources->>0 FROM cards k WHERE (k.platform_id, k.id) IN (SELECT * FROM unnest(${owners}::text[], ${ids}::text[]))`);
+  for (const row of await cards) knownRead(tx, cardReadKey(row.platform_id, row.id), splitCardRow(row));
 }
 
 /** The id of a card's first funding source, as an expression (for the ledger to lock it with the card's read). */

@@ -6,6 +6,8 @@ import { cardRoutes } from './routes.js';
 import { sandboxCardRoutes } from './sandbox-routes.js';
 import { createCardService, PROVISIONED_JOB, type CardService } from './service.js';
 import { openCardNetworkEntry } from './card-network.js';
+import { readCardsAhead } from './card-transaction-store.js';
+import { setBatchReadAhead } from '../../db/group-commit.js';
 import { CARD, createCardTransactionService, PULL_CONFIRMATION_JOB, type CardTransactionService } from './card-transactions.js';
 import './tables.js';
 import { CARD_TRANSACTION_STATUSES, CardTransaction } from './schemas.js';
@@ -45,6 +47,7 @@ export const cardTransactionsModule = defineModule({
   listings: { [CARD]: { type: 'CARD', idType: 'CardTransaction', schema: CardTransaction, statuses: CARD_TRANSACTION_STATUSES } },
   createService: ({ db, clock, ledger, providers, transactions, cards, gates }) => {
     const service = createCardTransactionService({ ledger, rates: providers.rates, transactions, loadCard: cards.load, gates });
+    setBatchReadAhead(db, 'cards', (tx, units) => readCardsAhead(ledger, tx, units));
     // A production issuer's processor messages come in through the same inbound port as the simulators'.
     providers.cardIssuer.network?.connect(openCardNetworkEntry({ db, clock, inbound: service.network }));
     return service;
