@@ -55,6 +55,17 @@ async function balanceOf(account: InternalAccountId): Promise<bigint> {
   return (await t.database.db.selectFrom('ledger_accounts').select('total_minor').where('id', '=', account).executeTakeFirstOrThrow()).total_minor;
 }
 
+/** Whether another connection finds the account's row locked (PostgreSQL: a transaction holds it). */
+async function lockedElsewhere(account: string): Promise<boolean> {
+  try {
+    await sql`SELECT id FROM ledger_accounts WHERE id = ${account} FOR UPDATE NOWAIT`.execute(t.database.db);
+    return false;
+  } catch (error) {
+    expect(error).toMatchObject({ code: '55P03' }); // lock_not_available
+    return true;
+  }
+}
+
 function insufficient(error: unknown): boolean {
   return error instanceof DomainError && error.code === 'INVALID_AMOUNT' && error.reason === 'INSUFFICIENT_FUNDS';
 }
@@ -259,13 +270,7 @@ describe('group commit', () => {
         expect(readsUnderLock(uow.tx)).toBe(lane !== undefined && POSTGRES);
         await t.container.ledger.internalAccountToMove(uow, account);
         if (!POSTGRES) return undefined; // one connection: nobody else could ask
-        try {
-          await sql`SELECT id FROM ledger_accounts WHERE id = ${account} FOR UPDATE NOWAIT`.execute(t.database.db);
-          return false;
-        } catch (error) {
-          expect(error).toMatchObject({ code: '55P03' }); // lock_not_available
-          return true;
-        }
+        return lockedElsewhere(account);
       }, lane);
     const before = group().stats();
     expect(await lockedMeanwhile(account)).toBe(POSTGRES ? true : undefined);
@@ -310,16 +315,7 @@ describe('group commit', () => {
       }, undefined, undefined, { platformId: elsewhere.id });
     const foreign = await inLane(foreignAccount, (id) => id);
     // Whether another connection could lock the account while the batch runs (PostgreSQL only).
-    const lockable = async (account: string) => {
-      if (!POSTGRES) return undefined;
-      try {
-        await sql`SELECT id FROM ledger_accounts WHERE id = ${account} FOR UPDATE NOWAIT`.execute(t.database.db);
-        return true;
-      } catch (error) {
-        expect(error).toMatchObject({ code: '55P03' }); // lock_not_available
-        return false;
-      }
-    };
+    const lockable = async (account: string) => (POSTGRES ? !(await lockedElsewhere(account)) : undefined);
     const before = group().stats();
     const [known, foreignMove, secondsExternal] = await Promise.allSettled([
       // The first unit already knows the second's account and no account of another platform.
