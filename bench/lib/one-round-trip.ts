@@ -3,7 +3,8 @@
  * data-modifying CTE) that writes the same rows as the service, sent per move as one round trip in
  * autocommit (the statement is its own transaction: its COMMIT and the schema's deferred balance
  * trigger are in that round trip). On PostgreSQL it is a named prepared statement, parsed and
- * planned once per connection; PGlite's driver has no statement cache, so there it is sent as text.
+ * planned once per connection; on PGlite the project's client prepares every text once
+ * (db/pglite-statements.ts), so there it is sent as text and prepared all the same.
  *
  * What each writes is what the multi-round-trip raw moves of the scenarios write (see their
  * comments), with the same conditions (the conditional debit or hold in its WHERE; the source and
@@ -39,7 +40,7 @@ function statement(name: string, source: string): Statement {
   return { name, text, order };
 }
 
-/** Sends one statement: prepared by name on PostgreSQL, as text on PGlite. Throws when it moved no money. */
+/** Sends one statement: prepared by name on PostgreSQL, as text on PGlite (whose client prepares it once). Throws when it moved no money. */
 async function send(client: RawClient, s: Statement, values: Record<string, unknown>): Promise<void> {
   const ordered = s.order.map((parameter) => {
     if (!(parameter in values)) throw new Error(`${s.name}: no value for :${parameter}`);

@@ -1,4 +1,5 @@
 import { PGlite, types } from '@electric-sql/pglite';
+import { PGliteStatements } from './pglite-statements.js';
 
 /**
  * A pool of exactly one PGlite connection, in the shape Kysely's PostgresDialect expects of `pg.Pool`.
@@ -10,6 +11,8 @@ import { PGlite, types } from '@electric-sql/pglite';
  */
 export class PGlitePool {
   readonly pglite: PGlite;
+  /** The connection's prepared statements (pglite-statements.ts). */
+  readonly statements: PGliteStatements;
   #busy = false;
   #waiting: { priority: boolean; grant: () => void }[] = [];
   #idle: (() => void)[] = [];
@@ -17,6 +20,7 @@ export class PGlitePool {
 
   constructor(pglite: PGlite) {
     this.pglite = pglite;
+    this.statements = new PGliteStatements(pglite);
   }
 
   /** `snapshot`: a dumped data directory (`dumpDataDir`) to start from instead of running initdb. */
@@ -50,7 +54,7 @@ export class PGlitePool {
     // PGlite answers in microtasks only; without a turn of the event loop here, a queue of
     // transactions would run back to back and no socket would be read until it drained.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    return new PGliteClient(this.pglite, () => this.#release());
+    return new PGliteClient(this.statements, () => this.#release());
   }
 
   /** The same connection, as a pool whose every caller has priority (see `connect`). */
@@ -93,12 +97,12 @@ const COMMAND = /^\s*(?:with\b[\s\S]*?\)\s*)?(insert|update|delete|merge|select)
 class PGliteClient {
   #released = false;
   constructor(
-    private readonly pglite: PGlite,
+    private readonly statements: PGliteStatements,
     private readonly releaseLock: () => void,
   ) {}
 
   async query(sql: string, parameters: readonly unknown[]) {
-    const result = await this.pglite.query<Record<string, unknown>>(sql, parameters.map(toParameter));
+    const result = await this.statements.query(sql, parameters.map(toParameter));
     const command = COMMAND.exec(sql)?.[1]?.toUpperCase();
     return { command, rowCount: result.affectedRows ?? result.rows.length, rows: result.rows };
   }

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PGlitePool } from './pglite-pool.js';
+import { MAX_PREPARED } from './pglite-statements.js';
+
+const pool = await PGlitePool.open(undefined);
+afterAll(() => pool.end());
+
+/** One statement through the pool's client, as Kysely sends it. */
+async function query(text: string, values: unknown[] = []) {
+  const client = await pool.connect();
+  try {
+    return await client.query(text, values);
+  } finally {
+    client.release();
+  }
+}
+
+const prepared = async () => Number((await pool.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0]!.n);
+
+beforeAll(async () => {
+  await pool.pglite.exec(`CREATE TABLE things (id text PRIMARY KEY, amount bigint NOT NULL, doc jsonb, tags text[], at timestamptz, note text)`);
+});
+
+describe('PGlite statements prepared once per text', () => {
+  it('answers as pglite.query does, for every type the service sends, and prepares a text once', async () => {
+    const insert = 'INSERT INTO things (id, amount, doc, tags, at, note) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *';
+    const at = new Date('2026-11-29T12:00:00.123Z');
+    const first = await query(insert, ['a', 12345678901234567n, JSON.stringify({ k: 'v', n: [1, 2] }), ['x', 'y,z', 'NULL'], at, null]);
+    const second = await query(insert, ['b', 5, { k: 'object' }, [], at.toISOString(), "it's"]);
+    expect(first.rows).toEqual([{ id: 'a', amount: 12345678901234567n, doc: { k: 'v', n: [1, 2] }, tags: ['x', 'y,z', 'NULL'], at, note: null }]);
+    expect(second.rows[0]).toMatchObject({ id: 'b', amount: 5n, doc: { k: 'object' }, tags: [], note: "it's" });
+    expect(first.command).toBe('INSERT');
+    expect(second.rowCount).toBe(1);
+
+    const select = 'SELECT id, amount FROM things WHERE id = ANY($1::text[]) ORDER BY id';
+    const plain = await pool.pglite.query(select, [['a', 'b']]);
+    const before = pool.statements.size;
+    const cached = await query(select, [['a', 'b']]);
+    expect(cached.rows).toEqual(plain.rows);
+    await query(select, [['b']]);
+    expect(pool.statements.size).toBe(before + 1);
+
+    const update = await query('UPDATE things SET amount = amount + $1 WHERE id = $2', [1, 'b']);
+    expect(update).toMatchObject({ command: 'UPDATE', rowCount: 1, rows: [] });
+  });
+
+  it('keeps PostgreSQL errors (code and all) and the connection usable after a failed transaction', async () => {
+    await query('BEGIN');
+    const duplicate = await query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['a', 1]).catch((error: unknown) => error);
+    expect(duplicate).toMatchObject({ code: '23505' });
+    // In the aborted transaction a new text cannot be prepared: refused, not kept.
+    const size = pool.statements.size;
+    await expect(query('SELECT $1::int AS never_prepared', [1])).rejects.toMatchObject({ code: '25P02' });
+    expect(pool.statements.size).toBe(size);
+    await query('ROLLBACK');
+    expect((await query('SELECT $1::int AS never_prepared', [7])).rows).toEqual([{ never_prepared: 7 }]);
+    await expect(query('SELECT nothing FROM nowhere')).rejects.toMatchObject({ code: '42P01' });
+  });
+
+  it('a schema change closes what was prepared: a SELECT * sees the new column', async () => {
+    const all = 'SELECT * FROM things WHERE id = $1';
+    expect(Object.keys((await query(all, ['a'])).rows[0]!)).not.toContain('extra');
+    await query('ALTER TABLE things ADD COLUMN extra text');
+    expect((await query(all, ['a'])).rows[0]).toMatchObject({ id: 'a', extra: null });
+    // Changed behind the cache's back (not through it): the failed statement is closed, the next one prepares again.
+    await pool.pglite.exec('ALTER TABLE things ADD COLUMN other text');
+    await expect(query(all, ['a'])).rejects.toMatchObject({ code: '0A000' });
+    expect((await query(all, ['a'])).rows[0]).toMatchObject({ id: 'a', other: null });
+  });
+
+  it('keeps at most MAX_PREPARED statements, closing the least recently used', async () => {
+    const hot = 'SELECT amount FROM things WHERE id = $1';
+    await query(hot, ['a']);
+    for (let i = 0; i < MAX_PREPARED + 50; i++) {
+      await query(`SELECT $1::int + ${i} AS n`, [1]);
+      if (i % 100 === 0) await query(hot, ['a']);
+    }
+    expect(pool.statements.size).toBeLessThanOrEqual(MAX_PREPARED);
+    // Closed in PostgreSQL too (the closes travel with the next statement prepared).
+    expect(await prepared()).toBeLessThanOrEqual(MAX_PREPARED + 1);
+    expect((await query(hot, ['a'])).rows).toEqual([{ amount: 12345678901234567n }]);
+    // The one used all along was never the least recently used: still prepared.
+    expect((await pool.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [hot])).rows).toEqual([{ n: 1 }]);
+    expect((await query('SELECT $1::int + 0 AS n', [41])).rows).toEqual([{ n: 41 }]);
+  });
+});
