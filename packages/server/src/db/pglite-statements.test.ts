@@ -57,6 +57,25 @@ describe('PGlite statements prepared once per text', () => {
     await expect(query('SELECT nothing FROM nowhere')).rejects.toMatchObject({ code: '42P01' });
   });
 
+  it('prepares a statement marked for the wire (pg-client.ts) under its own text, and runs savepoints unprepared', async () => {
+    const before = pool.statements.size;
+    const read = (ticket: string) => query(`/* answered with the next statement ${ticket} */ SELECT amount FROM things WHERE id = $1`, ['a']);
+    expect((await read('r1')).rows).toEqual([{ amount: 12345678901234567n }]);
+    expect((await read('r2')).rows).toEqual([{ amount: 12345678901234567n }]);
+    await query('/* sent with the next statement */ SELECT amount FROM things WHERE id = $1', ['a']);
+    expect(pool.statements.size).toBe(before + 1);
+
+    await query('BEGIN');
+    await query('SAVEPOINT attempt_1');
+    await query('UPDATE things SET amount = 0 WHERE id = $1', ['a']);
+    await query('SAVEPOINT attempt_2');
+    await query('RELEASE SAVEPOINT attempt_2');
+    await query('ROLLBACK TO SAVEPOINT attempt_1');
+    await query('COMMIT');
+    expect((await read('r3')).rows).toEqual([{ amount: 12345678901234567n }]);
+    expect(pool.statements.size).toBe(before + 3); // the SELECT, the UPDATE and COMMIT (BEGIN was prepared before); no savepoint
+  });
+
   it('a schema change closes what was prepared: a SELECT * sees the new column', async () => {
     const all = 'SELECT * FROM things WHERE id = $1';
     expect(Object.keys((await query(all, ['a'])).rows[0]!)).not.toContain('extra');

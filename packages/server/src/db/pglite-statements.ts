@@ -3,7 +3,15 @@ import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 
 /** Statements worth keeping prepared: the service's DML and transaction control. Anything else runs as PGlite's `query` runs it. */
-const PREPARABLE = /^\s*(?:select|insert|update|delete|with|values|begin|commit|rollback|savepoint|release)\b/i;
+const PREPARABLE = /^\s*(?:select|insert|update|delete|with|values|begin|commit|rollback(?!\s+to\b))\b/i;
+/** Savepoints, named anew each time (db/savepoint.ts): run as a simple query, in one call, never prepared. */
+const SAVEPOINT = /^\s*(?:savepoint|rollback\s+to|release)\b/i;
+/**
+ * Comments in front of a statement: the markers pg-client.ts reads on PostgreSQL (sent or answered
+ * with the next statement, with a ticket that differs every time); PGlite has no wire, so the
+ * statement runs at once, and is prepared without them.
+ */
+const LEADING_COMMENTS = /^\s*(?:\/\*[^*]*\*\/\s*)+/;
 /** Statements after which a prepared statement's plan or row shape may be stale. */
 const SCHEMA_CHANGE = /^\s*(?:create|alter|drop|truncate|comment)\b/i;
 /** Most statements kept prepared at once; the least recently used goes past it. */
@@ -58,7 +66,9 @@ export class PGliteStatements {
     return this.#prepared.size;
   }
 
-  async query(text: string, values: readonly unknown[]): Promise<Results<Record<string, unknown>>> {
+  async query(marked: string, values: readonly unknown[]): Promise<Results<Record<string, unknown>>> {
+    const text = marked.replace(LEADING_COMMENTS, '');
+    if (values.length === 0 && SAVEPOINT.test(text)) return this.#simple(text);
     if (!PREPARABLE.test(text)) {
       const result = await this.#pglite.query<Record<string, unknown>>(text, values as unknown[]);
       if (SCHEMA_CHANGE.test(text)) this.#forgetAll();
@@ -86,6 +96,16 @@ export class PGliteStatements {
       await this.#pglite.syncToFs();
       // The row description the statement's Describe gave stands in for the portal's (one Describe less per execution).
       return parse.parseResults(statement.rowDescription ? [statement.rowDescription, ...messages] : messages, this.#pglite.parsers)[0] as Results<Record<string, unknown>>;
+    });
+  }
+
+  /** A statement without parameters, as one simple Query message (it needs no Sync). */
+  async #simple(text: string): Promise<Results<Record<string, unknown>>> {
+    await this.#pglite._checkReady();
+    return this.#pglite._runExclusiveQuery(async () => {
+      const { messages } = await this.#pglite.execProtocol(protocol.serialize.query(text), { syncToFs: false });
+      await this.#pglite.syncToFs();
+      return parse.parseResults(messages, this.#pglite.parsers)[0] as Results<Record<string, unknown>>;
     });
   }
 
