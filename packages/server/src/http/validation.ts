@@ -45,6 +45,22 @@ function pointer(parent: string, key: string | number): string {
  * Applies to every part of every request, including free-form objects, keys as well as values.
  */
 export function unstorableInput(data: unknown): ErrorObject[] {
+  // Nearly every input is storable: a walk that builds no paths says so; only a refused one is walked again for its errors.
+  return anyUnstorable(data, 0) ? unstorableErrors(data) : [];
+}
+
+/** Whether `value` holds anything `unstorableErrors` would report. */
+function anyUnstorable(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return UNSTORABLE.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth >= MAX_INPUT_DEPTH) return true;
+  for (const key of Object.keys(value)) {
+    if (UNSTORABLE.test(key) || anyUnstorable((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+function unstorableErrors(data: unknown): ErrorObject[] {
   const errors: ErrorObject[] = [];
   const problem = (instancePath: string, keyword: string, message: string) =>
     errors.push({ keyword, instancePath, schemaPath: '#', params: {}, message });
