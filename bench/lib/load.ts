@@ -32,6 +32,11 @@ export function useProfiler(next: Profiler | undefined): void {
   profiler = next;
 }
 
+/** `work` under the server's profiler when BENCH_PROFILE runs (a scenario not driven by autocannon). */
+export function profiled<T>(scenario: string, work: () => Promise<T>): Promise<T> {
+  return profiler ? profiler.profile(scenario, work) : work();
+}
+
 /** autocannon against the server for `seconds`, after WARMUP_SECONDS unless `warmUp` is false (a soak's later minutes: the server is warm). */
 export async function measure(label: string, scenario: string, seconds: number, options: autocannon.Options, warmUp = true): Promise<Measurement> {
   return profiler ? profiler.profile(scenario, () => measureApi(label, scenario, seconds, options, warmUp)) : measureApi(label, scenario, seconds, options, warmUp);

@@ -10,7 +10,7 @@
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
-import { inParallel, measure, percentile, type Measurement, type Row } from '../lib/load.js';
+import { inParallel, measure, profiled, percentile, type Measurement, type Row } from '../lib/load.js';
 import { checkInterrupted, stopping } from '../lib/interruption.js';
 import { call, type Server } from '../lib/server.js';
 import { CONNECTIONS, MONEY_SECONDS, progress, WEBHOOK_EVENTS, WEBHOOK_WAIT_MS } from '../lib/settings.js';
@@ -106,8 +106,10 @@ export async function benchWebhooks(label: string, server: Server, notes: string
     const held = await arrived(heldFrom, expected, true);
     receiver.mode.refusing = false;
     const released = Date.now();
-    await call(server, label, { method: 'POST', path: '/sandbox/clock/advance', body: { seconds: 3600 }, expect: 200 });
-    const backlog = await arrived(released, held.length, false);
+    const backlog = await profiled('webhook delivery, backlog', async () => {
+      await call(server, label, { method: 'POST', path: '/sandbox/clock/advance', body: { seconds: 3600 }, expect: 200 });
+      return arrived(released, held.length, false);
+    });
     const backlogRow = row(`webhook delivery, backlog of ${held.length} released at once`, backlog, released, backlog.map((a) => a.at - released), expected);
     notes.push(`${label} webhook rows: events/s delivered by the server's in-process deliverer (each event handed over in memory when the commit that writes it returns, written leased to the deliverer so nothing claims it; claimed after a wake-up or a poll only past 16 in flight, for retries, or for events of another process; 16 requests in flight) to a loopback receiver answering 200; "live" latency is event creation to receipt while fundings run (its events/s cannot exceed the rate fundings create events; the latency shows whether delivery keeps up), "backlog" latency is release (platform clock advanced past the Retry-After) to receipt. Ceiling: the same receiver's raw accept rate under autocannon (${CONNECTIONS} connections).`);
     return [ceiling, liveRow, backlogRow];
