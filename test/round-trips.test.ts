@@ -55,13 +55,23 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   return (await response.json()) as T;
 }
 
-/** The round trips of the one transaction `request` commits. */
-async function roundTripsOf(request: () => Promise<unknown>): Promise<number> {
-  writes.mockClear();
-  await request();
-  const transactions = transactionsOnTheWire();
-  expect(transactions).toHaveLength(1);
-  return transactions[0]!;
+/**
+ * The round trips of the one transaction `request` commits: the fewest of three tries (`prepare`,
+ * unmeasured, before each). A platform's config is cached for a second per process
+ * (platforms/service.ts): on a loaded machine it can lapse between two calls, and the move then
+ * reads it, a round trip more; a move that always takes more still fails.
+ */
+async function roundTripsOf(request: () => Promise<unknown>, prepare: () => Promise<void> = async () => undefined): Promise<number> {
+  let fewest = Infinity;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await prepare();
+    writes.mockClear();
+    await request();
+    const transactions = transactionsOnTheWire();
+    expect(transactions).toHaveLength(1);
+    fewest = Math.min(fewest, transactions[0]!);
+  }
+  return fewest;
 }
 
 describe.skipIf(!POSTGRES)('round trips of a money move alone, on PostgreSQL', () => {
@@ -82,8 +92,9 @@ describe.skipIf(!POSTGRES)('round trips of a money move alone, on PostgreSQL', (
     expect(await roundTripsOf(fund)).toBe(2);
     expect(await roundTripsOf(transferOut)).toBe(2);
     expect(await roundTripsOf(() => quote(false))).toBe(2);
-    const pending = await quote(false);
-    expect(await roundTripsOf(() => call('POST', `/quotes/${pending.id}/execute`, {}))).toBe(3);
+    let pending: Quote | undefined;
+    const execute = () => call('POST', `/quotes/${pending!.id}/execute`, {});
+    expect(await roundTripsOf(execute, async () => void (pending = await quote(false)))).toBe(3);
     expect(await roundTripsOf(() => quote(true))).toBe(2);
   });
 
