@@ -30,6 +30,9 @@ export class PGlitePool {
       ...(snapshot ? { loadDataDir: snapshot } : {}),
       parsers: { [types.INT8]: (value: string) => BigInt(value) },
     });
+    // Statements are prepared once (pglite-statements.ts) but planned at every execution: PGlite runs
+    // no autovacuum, so no ANALYZE ever invalidates a generic plan made while a table was small.
+    await pglite.exec('SET plan_cache_mode = force_custom_plan');
     return new PGlitePool(pglite);
   }
 

@@ -44,6 +44,10 @@ describe('PGlite statements prepared once per text', () => {
     expect(update).toMatchObject({ command: 'UPDATE', rowCount: 1, rows: [] });
   });
 
+  it('plans every execution anew (no generic plan outlives the table sizes it was made for: PGlite runs no ANALYZE)', async () => {
+    expect((await pool.pglite.query('SHOW plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+  });
+
   it('keeps PostgreSQL errors (code and all) and the connection usable after a failed transaction', async () => {
     await query('BEGIN');
     const duplicate = await query('INSERT INTO things (id, amount) VALUES ($1, $2)', ['a', 1]).catch((error: unknown) => error);

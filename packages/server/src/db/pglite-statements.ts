@@ -36,10 +36,11 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /**
- * PGlite's statements prepared by name, once per text. `pglite.query` parses, describes and plans
- * every statement every time, in six calls into the WebAssembly module (Parse, Describe, Bind,
- * Describe, Execute, Sync, each a call of its own): a lookup by key cost 340 µs that way against
- * 150 µs bound to a statement prepared once, in one call (measured on this machine kind). Here a
+ * PGlite's statements prepared by name, once per text. `pglite.query` parses and describes every
+ * statement every time, in six calls into the WebAssembly module (Parse, Describe, Bind, Describe,
+ * Execute, Sync, each a call of its own): a lookup by key cost 440-500 µs that way against 250 µs
+ * bound to a statement prepared once, in one call, and still planned at each execution (the pool
+ * sets `plan_cache_mode = force_custom_plan`, pglite-pool.ts; measured on this machine kind). Here a
  * text is parsed and described once (one call) and each execution is Bind, Execute and Sync in ONE
  * call (the statement's row description stands in for the portal's); values are serialized by the parameter types the Describe gave, exactly as
  * `pglite.query` serializes them, and results parsed by PGlite's own parser.
