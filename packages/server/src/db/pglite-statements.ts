@@ -42,8 +42,9 @@ function concat(parts: Uint8Array[]): Uint8Array {
  * bound to a statement prepared once, in one call, and still planned at each execution (the pool
  * sets `plan_cache_mode = force_custom_plan`, pglite-pool.ts; measured on this machine kind). Here a
  * text is parsed and described once (one call) and each execution is Bind, Execute and Sync in ONE
- * call (the statement's row description stands in for the portal's); values are serialized by the parameter types the Describe gave, exactly as
- * `pglite.query` serializes them, and results parsed by PGlite's own parser.
+ * call (the statement's row description stands in for the portal's); values are serialized by the
+ * parameter types the Describe gave, exactly as `pglite.query` serializes them, and results parsed
+ * by PGlite's own parser.
  *
  * The cache is bounded (MAX_PREPARED, least recently used closed); a schema change closes them all
  * (a plan PostgreSQL would re-plan anyway, but a `SELECT *` whose row shape changed would fail),
