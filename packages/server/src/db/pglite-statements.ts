@@ -1,4 +1,5 @@
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
+import { concatBytes } from '@noble/hashes/utils.js';
 
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 
@@ -23,16 +24,6 @@ interface Prepared {
   parameterTypes: number[];
   /** Its RowDescription, as the statement's Describe answered (text columns, as bound): none when it returns no rows. */
   rowDescription: BackendMessage | undefined;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /**
@@ -76,8 +67,7 @@ export class PGliteStatements {
       if (SCHEMA_CHANGE.test(text)) this.#forgetAll();
       return result;
     }
-    await this.#pglite._checkReady();
-    return this.#pglite._runExclusiveQuery(async () => {
+    return this.#exclusive(async () => {
       const statement = this.#recall(text) ?? (await this.#prepare(text));
       const serializers = this.#pglite.serializers;
       const serialized = values.map((value, i) => {
@@ -87,28 +77,33 @@ export class PGliteStatements {
         return serialize ? serialize(value) : (value as { toString(): string }).toString();
       });
       const s = protocol.serialize;
-      let messages;
       try {
-        ({ messages } = await this.#pglite.execProtocol(concat([s.bind({ statement: statement.name, values: serialized }), s.execute({}), s.sync()]), { syncToFs: false }));
+        // The row description the statement's Describe gave stands in for the portal's (one Describe less per execution).
+        return await this.#execute(concatBytes(s.bind({ statement: statement.name, values: serialized }), s.execute({}), s.sync()), statement.rowDescription);
       } catch (error) {
         // "cached plan must not change result type": a schema change this cache did not see.
         if ((error as { code?: string }).code === '0A000') this.#forget(text);
         throw error;
       }
-      await this.#pglite.syncToFs();
-      // The row description the statement's Describe gave stands in for the portal's (one Describe less per execution).
-      return parse.parseResults(statement.rowDescription ? [statement.rowDescription, ...messages] : messages, this.#pglite.parsers)[0] as Results<Record<string, unknown>>;
     });
   }
 
   /** A statement without parameters, as one simple Query message (it needs no Sync). */
-  async #simple(text: string): Promise<Results<Record<string, unknown>>> {
+  #simple(text: string): Promise<Results<Record<string, unknown>>> {
+    return this.#exclusive(() => this.#execute(protocol.serialize.query(text)));
+  }
+
+  /** `work` with PGlite ready and its query mutex held, as `pglite.query` runs. */
+  async #exclusive<T>(work: () => Promise<T>): Promise<T> {
     await this.#pglite._checkReady();
-    return this.#pglite._runExclusiveQuery(async () => {
-      const { messages } = await this.#pglite.execProtocol(protocol.serialize.query(text), { syncToFs: false });
-      await this.#pglite.syncToFs();
-      return parse.parseResults(messages, this.#pglite.parsers)[0] as Results<Record<string, unknown>>;
-    });
+    return this.#pglite._runExclusiveQuery(work);
+  }
+
+  /** Sends `message` in one call, syncs the file system as `pglite.query` does, and parses the one result (after `rowDescription` when given). */
+  async #execute(message: Uint8Array, rowDescription?: BackendMessage): Promise<Results<Record<string, unknown>>> {
+    const { messages } = await this.#pglite.execProtocol(message, { syncToFs: false });
+    await this.#pglite.syncToFs();
+    return parse.parseResults(rowDescription ? [rowDescription, ...messages] : messages, this.#pglite.parsers)[0] as Results<Record<string, unknown>>;
   }
 
   /** The statement prepared for `text`, now the most recently used; undefined when it is not. */
@@ -127,10 +122,11 @@ export class PGliteStatements {
     const name = `moneta_${++this.#counter}`;
     const closing = this.#closing;
     const { messages } = await this.#pglite.execProtocol(
-      concat([...closing.map((old) => s.close({ type: 'S', name: old })), s.parse({ name, text, types: [] }), s.describe({ type: 'S', name }), s.sync()]),
+      concatBytes(...closing.map((old) => s.close({ type: 'S', name: old })), s.parse({ name, text, types: [] }), s.describe({ type: 'S', name }), s.sync()),
       { syncToFs: false },
     );
-    this.#closing = this.#closing.filter((old) => !closing.includes(old));
+    // Names are only ever appended: those sent are the first ones.
+    this.#closing = this.#closing.slice(closing.length);
     const statement = { name, parameterTypes: parse.parseDescribeStatementResults(messages), rowDescription: messages.find((message) => message.name === 'rowDescription') };
     this.#prepared.set(text, statement);
     if (this.#prepared.size > MAX_PREPARED) {

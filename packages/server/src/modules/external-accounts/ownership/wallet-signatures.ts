@@ -20,6 +20,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { concatBytes as concat } from '@noble/hashes/utils.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58, base64, bech32, bech32m, hex } from '@scure/base';
 import { base58check } from '../../../crypto/base58check.js';
@@ -30,15 +31,6 @@ export type SignatureScheme = 'bip137' | 'electrum';
 export type SignatureCheck = { ok: true } | { ok: false; malformed: boolean; reason: string };
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
-const concat = (...parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-};
 const equal = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((byte, i) => byte === b[i]);
 const hash160 = (data: Uint8Array): Uint8Array => ripemd160(sha256(data));
 
