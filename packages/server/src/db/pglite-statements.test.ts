@@ -44,8 +44,34 @@ describe('PGlite statements prepared once per text', () => {
     expect(update).toMatchObject({ command: 'UPDATE', rowCount: 1, rows: [] });
   });
 
-  it('plans every execution anew (no generic plan outlives the table sizes it was made for: PGlite runs no ANALYZE)', async () => {
-    expect((await pool.pglite.query('SHOW plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+  it("re-plans a statement once its table has grown: the pool analyzes grown tables, as autovacuum would", async () => {
+    await pool.pglite.exec(`CREATE TABLE grows (id int PRIMARY KEY, k text NOT NULL); CREATE INDEX grows_k ON grows (k);
+      INSERT INTO grows VALUES (1, 'k1'); ANALYZE grows`);
+    const lookup = 'SELECT id FROM grows WHERE k = $1';
+    for (let i = 0; i < 8; i++) await query(lookup, [`k${i}`]); // past the five custom plans: a generic plan, made for one page
+    const [{ name }] = (await pool.pglite.query<{ name: string }>('SELECT name FROM pg_prepared_statements WHERE statement = $1', [lookup])).rows as [{ name: string }];
+    const plan = async () => (await pool.pglite.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${name}('k5000')`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+
+    // Behind the pool's back (nothing counts these rows): the generic plan outlives the size it was made for.
+    await pool.pglite.exec(`INSERT INTO grows SELECT g, 'k' || g FROM generate_series(2, 20000) g`);
+    expect(await plan()).toMatch(/Seq Scan on grows/);
+
+    expect(await pool.analyzeGrown()).toContain('public.grows');
+    expect(await plan()).toMatch(/Index (Only )?Scan using grows_k/);
+    expect((await query(lookup, ['k5000'])).rows).toEqual([{ id: 5000 }]);
+    expect(await pool.analyzeGrown()).not.toContain('public.grows'); // analyzed: not grown since
+  });
+
+  it("looks at the tables' sizes every 2,000 statements or rows written, between two holders of the connection", async () => {
+    const looks = pool.analyzed.looks;
+    await pool.pglite.exec(`CREATE TABLE written (id int PRIMARY KEY)`);
+    await query('INSERT INTO written SELECT generate_series(1, 1500)');
+    for (let i = 0; i < 600; i++) await query('SELECT count(*) FROM written WHERE id = $1', [i]);
+    // 1,500 rows and 600 statements: one look, which found the new table grown past its first page.
+    expect(pool.analyzed.looks).toBe(looks + 1);
+    expect(pool.analyzed.tables).toContain('public.written');
+    const stats = await pool.pglite.query<{ relpages: number }>(`SELECT relpages FROM pg_class WHERE relname = 'written'`);
+    expect(stats.rows[0]!.relpages).toBeGreaterThan(0);
   });
 
   it('keeps PostgreSQL errors (code and all) and the connection usable after a failed transaction', async () => {
