@@ -40,8 +40,9 @@ export class PGlitePool {
     await pglite.exec('SET default_statistics_target = 10');
     // Statements are prepared once (pglite-statements.ts) but planned at every execution. Generic
     // plans, kept fresh by analyzeGrown, served 40-80 % more, but the full bench's 100,000-row
-    // import still stalled with them (at 86,000 rows, after every other scenario had run; the
-    // statement is not found yet, docs/decisions.md): custom plans until it is.
+    // import crawled with them: not a slow statement but a storm of webhook retries to a stopped
+    // endpoint, ahead of the import on this one connection (docs/decisions.md). Custom plans until
+    // deliveries to a failing endpoint are paused and the full run goes through.
     await pglite.exec('SET plan_cache_mode = force_custom_plan');
     return new PGlitePool(pglite);
   }
