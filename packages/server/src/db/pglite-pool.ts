@@ -25,7 +25,7 @@ export class PGlitePool {
     this.statements = new PGliteStatements(pglite);
   }
 
-  /** How many tables the last look at their sizes analyzed, and how many such looks there were (tests). */
+  /** The tables the last look at their sizes analyzed, and how many looks there were (tests). */
   readonly analyzed = { looks: 0, tables: [] as string[] };
 
   /** `snapshot`: a dumped data directory (`dumpDataDir`) to start from instead of running initdb. */

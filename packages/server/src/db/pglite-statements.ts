@@ -30,9 +30,8 @@ interface Prepared {
  * PGlite's statements prepared by name, once per text. `pglite.query` parses and describes every
  * statement every time, in six calls into the WebAssembly module (Parse, Describe, Bind, Describe,
  * Execute, Sync, each a call of its own): a lookup by key cost 440-500 µs that way against 250 µs
- * bound to a statement prepared once, in one call, and 150-170 µs once PostgreSQL switches it to a
- * generic plan after five executions (kept fresh by the pool's ANALYZE of grown tables,
- * `analyzeGrown` in pglite-pool.ts; measured on this machine kind). Here a
+ * bound to a statement prepared once, in one call, and 150-170 µs with a generic plan as well
+ * (measured on this machine kind; the pool plans every execution for now, pglite-pool.ts). Here a
  * text is parsed and described once (one call) and each execution is Bind, Execute and Sync in ONE
  * call (the statement's row description stands in for the portal's); values are serialized by the
  * parameter types the Describe gave, exactly as `pglite.query` serializes them, and results parsed
