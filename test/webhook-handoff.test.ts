@@ -60,6 +60,31 @@ async function setUp(url: string, options: { coalesceWrites?: boolean; env?: Rec
   return { database, services, platformId: platform.id };
 }
 
+/**
+ * Counts the commits of this process that announced `deliveries` (events for a deliverer to claim).
+ * Not a subscriber's count: on PostgreSQL a subscriber also hears other processes' NOTIFYs, and the
+ * parallel suite's other files share the database (a schema each), so it could count their commits.
+ */
+function countClaimAnnouncements(database: DatabaseHandle): { readonly count: number; reset(): void } {
+  const wakeups = wakeupsOf(database.db);
+  const committed = wakeups.committed.bind(wakeups);
+  let count = 0;
+  wakeups.committed = (channels) => {
+    const marked = [...channels];
+    if (marked.includes('deliveries')) count++;
+    committed(marked);
+  };
+  cleanups.push(() => {
+    wakeups.committed = committed;
+  });
+  return {
+    get count() {
+      return count;
+    },
+    reset: () => void (count = 0),
+  };
+}
+
 const scopeOf = (platformId: PlatformId) => ({ platformId, now: new Date(), actor: { type: 'OPERATOR' as const } });
 
 async function settled(database: DatabaseHandle, id: WebhookEventId) {
@@ -75,9 +100,7 @@ describe('events handed to this process’s deliverer', () => {
   it('are written leased, counted as the first attempt, and sent at commit without a claim or a wake-up to claim', async () => {
     const receiver = await startReceiver();
     const { database, platformId } = await setUp(receiver.url);
-    let claimWakes = 0;
-    const unsubscribe = wakeupsOf(database.db).subscribe('deliveries', () => claimWakes++);
-    cleanups.push(unsubscribe);
+    const claimWakes = countClaimAnnouncements(database);
     let written = { lease_until: null as Date | null, attempts: -1 };
     const id = await runUnitOfWork(database.db, scopeOf(platformId), async (uow) => {
       const [envelope] = await writeEvents(uow.tx, platformId, uow.now, [{ type: 'HANDOFF.TEST', data: {} }]);
@@ -90,7 +113,7 @@ describe('events handed to this process’s deliverer', () => {
     const row = await settled(database, id);
     expect(row).toMatchObject({ delivery_status: 'DELIVERED', attempts: 1, lease_until: null });
     expect(await database.db.selectFrom('webhook_attempts').select(['attempt', 'status_code']).where('event_id', '=', id).execute()).toEqual([{ attempt: 1, status_code: 200 }]);
-    expect(claimWakes).toBe(0);
+    expect(claimWakes.count).toBe(0);
     expect(receiver.arrivals(id)).toBe(1);
   }, 90_000);
 
@@ -169,16 +192,13 @@ describe('events handed to this process’s deliverer', () => {
   it('stop when the deliverer stops: events are then written unleased and announced for claiming', async () => {
     const receiver = await startReceiver();
     const { database, services, platformId } = await setUp(receiver.url);
-    let claimWakes = 0;
-    // Subscribed before the deliverer stops, so that on PostgreSQL the LISTEN connection stays up
-    // (a new one wakes every listener once when it connects).
-    cleanups.push(wakeupsOf(database.db).subscribe('deliveries', () => claimWakes++));
+    const claimWakes = countClaimAnnouncements(database);
     await services.webhooks.stop();
-    claimWakes = 0;
+    claimWakes.reset();
     const [envelope] = await runUnitOfWork(database.db, scopeOf(platformId), (uow) => writeEvents(uow.tx, platformId, uow.now, [{ type: 'HANDOFF.TEST', data: {} }]));
     const row = await database.db.selectFrom('events').select(['lease_until', 'attempts', 'delivery_status']).where('id', '=', envelope!.id).executeTakeFirstOrThrow();
     expect(row).toEqual({ lease_until: null, attempts: 0, delivery_status: 'PENDING' });
-    expect(claimWakes).toBe(1);
+    expect(claimWakes.count).toBe(1);
   }, 90_000);
 
   it('a leased event whose process died before sending it is claimed once its lease lapses (its second attempt)', async () => {
