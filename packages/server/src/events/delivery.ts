@@ -269,6 +269,8 @@ function createRecorder(d: Delivery) {
   let attemptsQueued = 0;
   let writing: Promise<void> | undefined;
   let gathering: NodeJS.Timeout | undefined;
+  /** An attempt waits, or enough skips: write now rather than gather. */
+  const due = () => attemptsQueued > 0 || queue.length >= SKIP_GATHER_MAX;
 
   async function write(batch: Sent[]): Promise<void> {
     await skip(
@@ -298,7 +300,7 @@ function createRecorder(d: Delivery) {
       .catch((error: unknown) => d.state.log?.error({ err: error, events: batch.length }, 'webhook attempts not recorded'))
       .finally(() => {
         writing = undefined;
-        if (attemptsQueued > 0 || queue.length >= SKIP_GATHER_MAX) kick();
+        if (due()) kick();
         else gather();
       });
   }
@@ -314,7 +316,7 @@ function createRecorder(d: Delivery) {
     add(sent: Sent): void {
       queue.push(sent);
       if (!('skipped' in sent)) attemptsQueued++;
-      if (attemptsQueued > 0 || queue.length >= SKIP_GATHER_MAX) kick();
+      if (due()) kick();
       else gather();
     },
     async idle(): Promise<void> {
