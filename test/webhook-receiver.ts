@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
 export interface Received {
+  /** The request's path (and query). */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -18,7 +20,7 @@ export async function startReceiver(): Promise<{ url: string; received: Received
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(entry);
       const answer = respond(entry);
       const send = () => {

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReceiver } from './webhook-receiver.js';
+import { PAUSE_AFTER_FAILURES } from '../packages/server/src/events/breaker.js';
 import { exited } from '../tools/processes.js';
 import { ProcessTestBed } from './processes.js';
 import type { Customer, InternalAccount, List, WebhookEnvelope, WebhookEvent } from './wire-types.js';
@@ -33,7 +34,8 @@ describe('webhook delivery across a crash', () => {
     const accountId = (await call<List<InternalAccount>>(server.base, 'GET', `/internal-account?customerId=${customer.body.id}`)).body.data[0]!.id;
     for (let i = 0; i < 20; i++) expect((await call(server.base, 'POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 100 + i })).status).toBe(200);
 
-    // Every event has been tried once (and refused) before the crash.
+    // Events have been tried and refused until the endpoint's deliveries paused (events/breaker.ts);
+    // the others wait, parked, for its probe.
     const pendingIds = async (): Promise<string[]> => {
       const ids: string[] = [];
       const list = await call<List<WebhookEvent>>(server.base, 'GET', '/webhooks/events?deliveryStatus=PENDING&limit=100');
@@ -42,14 +44,14 @@ describe('webhook delivery across a crash', () => {
     };
     for (let i = 0; i < 200; i++) {
       const refused = receiver.received.filter((r) => r.headers['webhook-id'] && (JSON.parse(r.body) as WebhookEnvelope).type !== 'TEST').length;
-      if (refused >= 41) break;
+      if (refused >= PAUSE_AFTER_FAILURES && (await pendingIds()).length === 41) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const queued = await pendingIds();
     expect(queued.length).toBe(41); // KYC approval + 20 × (payment completed, balance updated)
 
-    // Now the endpoint hangs, and the server is killed the moment the first retry reaches it:
-    // that batch is leased and in flight, its outcome never recorded.
+    // Now the endpoint hangs, and the server is killed the moment the first retry (the pause's probe)
+    // reaches it: leased and in flight, its outcome never recorded.
     let killedWithInFlight = 0;
     receiver.answer(() => {
       if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');

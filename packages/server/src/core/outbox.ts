@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { EventsTable, Executor, Tx } from '../db/schema.js';
-import { handAfterCommit, handoffConsumer } from '../db/handoff.js';
+import { handAfterCommit, handoffConsumer, handoffHeldUntil } from '../db/handoff.js';
 import type { EventEnvelope } from './events.js';
 import { newId, type PlatformId } from './ids.js';
 import { toJson } from '../lib/json.js';
@@ -24,13 +24,16 @@ export async function writeEvents(tx: Tx, platformId: PlatformId, at: Date, even
 export function eventsInsert(tx: Tx, platformId: PlatformId, at: Date, events: readonly { type: string; data: unknown }[]) {
   if (events.length === 0) return undefined;
   const envelopes = events.map((event): EventEnvelope => ({ id: newId('Webhook'), type: event.type, timestamp: at.toISOString(), data: event.data }));
-  // This process's deliverer, when it has room, sends them as soon as this transaction commits
-  // (db/handoff.ts): written leased to it and counted as its first attempt, as a claim would.
-  const deliverer = handoffConsumer<Selectable<EventsTable>>(tx, events.length);
+  // While this process's deliverer has the platform's deliveries paused (its endpoint failing), they
+  // wait for the pause's end, and nobody is woken for them.
+  const heldUntil = handoffHeldUntil(tx, platformId);
+  // Otherwise this process's deliverer, when it has room, sends them as soon as this transaction
+  // commits (db/handoff.ts): written leased to it and counted as its first attempt, as a claim would.
+  const deliverer = heldUntil ? undefined : handoffConsumer<Selectable<EventsTable>>(tx, events.length);
   const leaseUntil = deliverer ? new Date(Date.now() + deliverer.leaseMs()) : null;
   const rows = envelopes.map((envelope) => {
     const body = toJson(envelope);
-    return { id: envelope.id, platform_id: platformId, type: envelope.type, payload: body, body, next_attempt_at: at, created_at: at, lease_until: leaseUntil, attempts: leaseUntil ? 1 : 0 };
+    return { id: envelope.id, platform_id: platformId, type: envelope.type, payload: body, body, next_attempt_at: heldUntil ?? at, created_at: at, lease_until: leaseUntil, attempts: leaseUntil ? 1 : 0 };
   });
   const write = tx.insertInto('events').values(rows);
   if (deliverer) {
@@ -38,8 +41,9 @@ export function eventsInsert(tx: Tx, platformId: PlatformId, at: Date, events: r
       tx,
       rows.map((row, i): Selectable<EventsTable> => ({ ...row, payload: envelopes[i] as unknown as Selectable<EventsTable>['payload'], delivery_status: 'PENDING', delivered_at: null, txid: '' })),
     );
-  } else {
-    // Delivery starts when this transaction commits, not at a deliverer's next poll.
+  } else if (!heldUntil) {
+    // Delivery starts when this transaction commits, not at a deliverer's next poll (held events
+    // are found by a claim when their pause ends).
     wakeAfterCommit(tx, 'deliveries');
   }
   // The event stream follows new rows at once as well.

@@ -22,6 +22,12 @@ export interface HandoffConsumer<T> {
   accepts(count: number): boolean;
   /** The committed items, in the order they were written. */
   take(items: readonly T[]): void;
+  /**
+   * Until when work for `key` waits (the webhook deliverer: a platform whose endpoint's deliveries
+   * are paused): its rows are then written due at that time, not handed over, and wake nobody.
+   * Undefined: as usual.
+   */
+  heldUntil?(key: string): Date | undefined;
 }
 
 const consumers = new WeakMap<Db, HandoffConsumer<unknown>>();
@@ -44,6 +50,12 @@ export function handoffConsumer<T>(tx: Tx, count: number): HandoffConsumer<T> | 
   const db = databaseOf.get(tx);
   const consumer = db && consumers.get(db);
   return consumer?.accepts(count) ? (consumer) : undefined;
+}
+
+/** Until when `tx`'s work for `key` waits, when its database's consumer holds it (see HandoffConsumer.heldUntil). */
+export function handoffHeldUntil(tx: Tx, key: string): Date | undefined {
+  const db = databaseOf.get(tx);
+  return db ? consumers.get(db)?.heldUntil?.(key) : undefined;
 }
 
 /** Adds items to hand over when `tx` commits (after `handoffConsumer` accepted them). */

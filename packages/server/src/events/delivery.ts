@@ -12,6 +12,12 @@ import { prioritizedDb } from '../db/database.js';
 import { setHandoffConsumer, type HandoffConsumer } from '../db/handoff.js';
 import { signBody, type SigningKeys } from './signing-keys.js';
 import { OutboundError, type Outbound } from '../outbound/guard.js';
+import { MAX_RETRY_GAP_MS, RETRY_WINDOW_MS, retryAfterMs, retryDelayMs } from './retry.js';
+import { createBreakers, type Breakers, type Transition } from './breaker.js';
+
+const EXCERPT_CHARS = 1000;
+// Enough bytes for EXCERPT_CHARS characters of UTF-8; the rest of an answer is never read.
+const EXCERPT_BYTES = 4 * EXCERPT_CHARS;
 
 type EventRow = Selectable<EventsTable>;
 
@@ -24,27 +30,6 @@ export const webhookDeliveryError = defineError(
   { status: 400, code: 'WEBHOOK_DELIVERY_ERROR', description: 'The webhook endpoint did not answer the test event with a 2xx' },
   (message: string, details: Record<string, unknown>) => ({ message, details }),
 );
-
-export const RETRY_WINDOW_MS = 7 * 24 * 3600 * 1000;
-export const MAX_RETRY_GAP_MS = 30 * 60 * 1000;
-const FIRST_RETRY_MS = 10_000;
-const EXCERPT_CHARS = 1000;
-// Enough bytes for EXCERPT_CHARS characters of UTF-8; the rest of an answer is never read.
-const EXCERPT_BYTES = 4 * EXCERPT_CHARS;
-
-/** Backoff after the n-th failed attempt: 10 s doubling, with ±20 % jitter, never over 30 min. */
-export function retryDelayMs(failedAttempts: number, random: () => number = Math.random): number {
-  const base = FIRST_RETRY_MS * 2 ** Math.min(failedAttempts - 1, 20);
-  return Math.min(MAX_RETRY_GAP_MS, Math.round(base * (0.8 + 0.4 * random())));
-}
-
-/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, nowMs: number): number | undefined {
-  if (!header) return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
-}
 
 /**
  * The headers every delivery of `body` carries: its signature with the platform's active key (and
@@ -105,12 +90,18 @@ export interface Delivery {
   stopping: AbortController;
   /** The poller's state, for its logger. */
   state: { log: FastifyBaseLogger | undefined };
+  /** Each platform's endpoint health: deliveries to one failing again and again pause (breaker.ts). */
+  breakers: Breakers;
+  /** Pauses begun and ended, and held events given back, applied to the events one at a time, in order. */
+  transitions: Promise<void>;
+  /** Starts a drain now (or right after the one running): a pause ended, its events are due. */
+  wake: () => void;
 }
 
 type DeliveryStatus = 'DELIVERED' | 'PENDING' | 'FAILED';
 type Tried = { event: EventRow; attempt: AttemptResult };
 
-function deliverySettings(deps: WebhookDelivererDeps): Omit<Delivery, 'state'> {
+function deliverySettings(deps: WebhookDelivererDeps): Omit<Delivery, 'state' | 'wake'> {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const leaseMs = deps.leaseMs ?? timeoutMs + 20_000;
   const concurrency = deps.concurrency ?? 16;
@@ -122,18 +113,24 @@ function deliverySettings(deps: WebhookDelivererDeps): Omit<Delivery, 'state'> {
   const stopping = new AbortController();
   // Every request in flight listens to it: far more than EventTarget's default warning threshold.
   setMaxListeners(0, stopping.signal);
-  return { deps, timeoutMs, leaseMs, batchSize, concurrency, limit: pLimit(concurrency), stopping };
+  // A probe not settled within its request's timeout (and room to record it) is given up for lost.
+  const breakers = createBreakers({ probeWindowMs: timeoutMs + 5_000 });
+  return { deps, timeoutMs, leaseMs, batchSize, concurrency, limit: pLimit(concurrency), stopping, breakers, transitions: Promise.resolve() };
 }
 
-async function claim(d: Delivery, limit: number): Promise<EventRow[]> {
+/** Leases up to `limit` due events; or, for a probe, `probeOf`'s next event whether due or not. */
+async function claim(d: Delivery, limit: number, probeOf?: PlatformId): Promise<EventRow[]> {
   const realNow = d.deps.clock.realNow();
   const leaseUntil = new Date(realNow.getTime() + d.leaseMs);
+  const which = probeOf
+    ? sql`e.platform_id = ${probeOf}`
+    : sql`e.next_attempt_at <= ${realNow}::timestamptz + p.clock_offset_ms * interval '1 millisecond'`;
   const rows = await sql<EventRow>`
     UPDATE events SET lease_until = ${leaseUntil}, attempts = attempts + 1
     WHERE id IN (
       SELECT e.id FROM events e JOIN platforms p ON p.id = e.platform_id
       WHERE e.delivery_status = 'PENDING'
-        AND e.next_attempt_at <= ${realNow}::timestamptz + p.clock_offset_ms * interval '1 millisecond'
+        AND ${which}
         AND (e.lease_until IS NULL OR e.lease_until < ${realNow})
       ORDER BY e.next_attempt_at, e.id
       LIMIT ${limit}
@@ -160,10 +157,14 @@ async function post(d: Delivery, platformId: PlatformId, url: string, body: stri
   }
 }
 
+/** Whether the endpoint took the event: 2xx, or 409 (it had it already). */
+function accepted(attempt: AttemptResult): boolean {
+  return attempt.statusCode !== null && ((attempt.statusCode >= 200 && attempt.statusCode < 300) || attempt.statusCode === 409);
+}
+
 /** What happens to an event after an attempt: delivered, retried later (when), or given up. */
 function nextStep(event: EventRow, attempt: AttemptResult, now: Date): { status: DeliveryStatus; nextAttemptAt: Date | null } {
-  const ok = attempt.statusCode !== null && ((attempt.statusCode >= 200 && attempt.statusCode < 300) || attempt.statusCode === 409);
-  if (ok) return { status: 'DELIVERED', nextAttemptAt: null };
+  if (accepted(attempt)) return { status: 'DELIVERED', nextAttemptAt: null };
   const delay = Math.min(MAX_RETRY_GAP_MS, retryAfterMs(attempt.retryAfter, now.getTime()) ?? retryDelayMs(event.attempts));
   const nextAttemptAt = new Date(now.getTime() + delay);
   // TEST events are never retried; others for up to seven days.
@@ -212,15 +213,93 @@ async function record(d: Delivery, results: Tried[]): Promise<DeliveryStatus[]> 
   return rows.map((r) => r.status);
 }
 
-/** Sends one leased event; undefined when its platform has no endpoint (the event is then skipped). */
-async function send(d: Delivery, event: EventRow): Promise<AttemptResult | undefined> {
-  const url = await d.deps.webhookEndpoint(event.platform_id);
-  if (!url) return undefined;
-  return post(d, event.platform_id, url, event.body, event.id);
+/**
+ * Runs `change` after the changes before it (one at a time, in order), so that a pause's sweep and
+ * the giving back of the events it held never cross; settles as it does.
+ */
+function inOrder(d: Delivery, change: () => Promise<void>): Promise<void> {
+  const done = d.transitions.then(change);
+  d.transitions = done.catch(() => undefined);
+  return done;
 }
 
-/** What became of a leased event: an attempt, or skipped (its platform has no endpoint). */
-type Sent = Tried | { event: EventRow; skipped: true };
+/** A pause's sweep, in order; if it fails, the breaker still holds the platform's events as they come (admit). */
+function sweep(d: Delivery, platformId: PlatformId, change: () => Promise<void>): void {
+  inOrder(d, change).catch((error: unknown) => d.state.log?.error({ err: error, platformId }, 'webhook pause not applied to waiting events'));
+}
+
+/**
+ * A pause began (or its probe went late): every pending event of the platform not leased is parked
+ * until `until` (past the pause and its probe), in one statement, so that claims never see them
+ * meanwhile however many there are; one whose retry window ends first is given up, as it would be
+ * after its next attempt.
+ */
+async function holdWaiting(d: Delivery, platformId: PlatformId, until: Date): Promise<void> {
+  await sql`
+    UPDATE events SET next_attempt_at = ${until}::timestamptz,
+      delivery_status = CASE WHEN created_at + ${RETRY_WINDOW_MS} * interval '1 millisecond' < ${until}::timestamptz THEN 'FAILED' ELSE delivery_status END
+    WHERE platform_id = ${platformId} AND delivery_status = 'PENDING' AND next_attempt_at < ${until}::timestamptz
+      AND (lease_until IS NULL OR lease_until < ${d.deps.clock.realNow()})`.execute(d.deps.db);
+}
+
+/** A pause ended: the events it held (up to `heldUntil`) are due now, and a drain starts. */
+async function releaseWaiting(d: Delivery, platformId: PlatformId, heldUntil: Date): Promise<void> {
+  const now = await d.deps.clock.now(platformId);
+  await sql`
+    UPDATE events SET next_attempt_at = ${now}
+    WHERE platform_id = ${platformId} AND delivery_status = 'PENDING' AND next_attempt_at > ${now} AND next_attempt_at <= ${heldUntil}::timestamptz
+      AND (lease_until IS NULL OR lease_until < ${d.deps.clock.realNow()})`.execute(d.deps.db);
+  d.wake();
+}
+
+/** Applies a pause begun or ended to the platform's waiting events, and says so in the log. */
+function follow(d: Delivery, platformId: PlatformId, url: string, transition: Transition): void {
+  if (!transition) return;
+  if ('paused' in transition) {
+    d.state.log?.warn({ platformId, url, until: transition.paused.toISOString() }, 'webhook endpoint failing: its deliveries paused');
+    sweep(d, platformId, () => holdWaiting(d, platformId, transition.paused));
+  } else {
+    d.state.log?.info({ platformId, url }, 'webhook endpoint answering (or changed): its deliveries resumed');
+    sweep(d, platformId, () => releaseWaiting(d, platformId, transition.heldUntil));
+  }
+}
+
+/** Tells the platform's breaker how an attempt ended, and follows what that changed. */
+async function settle(d: Delivery, platformId: PlatformId, attempt: AttemptResult, probe: boolean): Promise<void> {
+  if (attempt.abandoned) return;
+  const transition = await d.breakers.settle(platformId, attempt.url, accepted(attempt), () => d.deps.clock.now(platformId), { probe, retryAfter: attempt.retryAfter });
+  follow(d, platformId, attempt.url, transition);
+}
+
+/**
+ * The platforms paused: a pause whose endpoint has since changed or been removed ends; one whose
+ * time is up has its probe claimed (the platform's next event, parked or not), returned to be sent.
+ */
+async function probes(d: Delivery): Promise<EventRow[]> {
+  const claimed: EventRow[] = [];
+  for (const { platformId, url, probeDue } of await d.breakers.paused((platformId) => d.deps.clock.now(platformId))) {
+    if ((await d.deps.webhookEndpoint(platformId)) !== url) follow(d, platformId, url, d.breakers.reset(platformId));
+    else if (probeDue) claimed.push(...(await claim(d, 1, platformId)));
+  }
+  return claimed;
+}
+
+/** What became of a leased event: an attempt; skipped (its platform has no endpoint); held (its endpoint's deliveries are paused). */
+type Sent = Tried | { event: EventRow; skipped: true } | { event: EventRow; held: true };
+
+/** Sends one leased event, unless its platform has no endpoint or its deliveries are paused. */
+async function send(d: Delivery, event: EventRow): Promise<Sent> {
+  const url = await d.deps.webhookEndpoint(event.platform_id);
+  if (!url) return { event, skipped: true };
+  const admission = await d.breakers.admit(event.platform_id, url, () => d.deps.clock.now(event.platform_id));
+  if (!admission.send) return { event, held: true };
+  // A probe later than its pause's parking allowed for: the others are parked further.
+  const parkedUntil = admission.parkedUntil;
+  if (parkedUntil) sweep(d, event.platform_id, () => holdWaiting(d, event.platform_id, parkedUntil));
+  const attempt = await post(d, event.platform_id, url, event.body, event.id);
+  await settle(d, event.platform_id, attempt, admission.probe);
+  return { event, attempt };
+}
 
 /**
  * Events of platforms without an endpoint: marked SKIPPED, all in one statement (one text for any
@@ -232,21 +311,28 @@ async function skip(d: Delivery, events: EventRow[]): Promise<void> {
   await sql`UPDATE events SET delivery_status = 'SKIPPED', lease_until = NULL WHERE id = ANY(${events.map((e) => e.id)}::text[])`.execute(d.deps.db);
 }
 
-/** Events whose request was abandoned on stop: their lease and the attempt they were counted are given back. */
-async function release(d: Delivery, events: EventRow[]): Promise<void> {
-  if (events.length === 0) return;
-  await d.deps.db
-    .updateTable('events')
-    .set((eb) => ({ lease_until: null, attempts: eb('attempts', '-', 1) }))
-    .where('id', 'in', events.map((e) => e.id))
-    .execute();
+/**
+ * Events not attempted after all, in one statement: their lease and the attempt they were counted
+ * are given back. Those held by a pause wait until it ends (as the breaker has it when this runs, in
+ * order with the pauses' sweeps: a pause that ended meanwhile holds them no more), given up if that
+ * is past their retry window; the others (their request abandoned on stop) are due as they were.
+ */
+function release(d: Delivery, events: { event: EventRow; held: boolean }[]): Promise<void> {
+  if (events.length === 0) return Promise.resolve();
+  return inOrder(d, async () => {
+    const values = sql.join(events.map(({ event, held }) => sql`(${event.id}, ${held ? (d.breakers.waitsUntil(event.platform_id) ?? null) : null}::timestamptz)`));
+    await sql`
+      UPDATE events e SET lease_until = NULL, attempts = e.attempts - 1, next_attempt_at = greatest(e.next_attempt_at, r.until),
+        delivery_status = CASE WHEN e.created_at + ${RETRY_WINDOW_MS} * interval '1 millisecond' < r.until THEN 'FAILED' ELSE e.delivery_status END
+      FROM (VALUES ${values}) r(id, until)
+      WHERE e.id = r.id`.execute(d.deps.db);
+  });
 }
 
-/** One leased event's attempt or skip, or undefined when its send threw (logged; left to its lease). */
+/** One leased event's attempt, skip or hold, or undefined when its send threw (logged; left to its lease). */
 async function sendOne(d: Delivery, event: EventRow): Promise<Sent | undefined> {
   try {
-    const attempt = await send(d, event);
-    return attempt ? { event, attempt } : { event, skipped: true };
+    return await send(d, event);
   } catch (error) {
     d.state.log?.error({ err: error, eventId: event.id }, 'webhook delivery failed');
     return undefined;
@@ -254,22 +340,22 @@ async function sendOne(d: Delivery, event: EventRow): Promise<Sent | undefined> 
 }
 
 /**
- * How long skips alone wait for company before they are written (unless SKIP_GATHER_MAX wait): an
- * event skipped is not urgent (its lease covers it, and a crash leaves it to be claimed and skipped
- * again), and on the embedded database, whose one connection every statement waits for, the skips
+ * How long skips (and holds) alone wait for company before they are written (unless SKIP_GATHER_MAX
+ * wait): an event skipped or held is not urgent (its lease covers it, and a crash leaves it to be
+ * claimed again), and on the embedded database, whose one connection every statement waits for, the skips
  * of a stream of money moves had cost one UPDATE per commit handed over (about one statement per
  * two moves in the bench's money scenarios). An attempt to record, or `idle()`, writes at once.
  */
 const SKIP_GATHER_MS = 50;
 const SKIP_GATHER_MAX = 500;
 
-/** Records finished attempts and skips as they come: one write in flight, what finishes meanwhile goes in the next. */
+/** Records finished attempts, skips and holds as they come: one write in flight, what finishes meanwhile goes in the next. */
 function createRecorder(d: Delivery) {
   const queue: Sent[] = [];
   let attemptsQueued = 0;
   let writing: Promise<void> | undefined;
   let gathering: NodeJS.Timeout | undefined;
-  /** An attempt waits, or enough skips: write now rather than gather. */
+  /** An attempt waits, or enough skips and holds: write now rather than gather. */
   const due = () => attemptsQueued > 0 || queue.length >= SKIP_GATHER_MAX;
 
   async function write(batch: Sent[]): Promise<void> {
@@ -277,11 +363,11 @@ function createRecorder(d: Delivery) {
       d,
       batch.flatMap((r) => ('skipped' in r ? [r.event] : [])),
     );
-    const tried = batch.filter((r): r is Tried => !('skipped' in r));
-    await release(
-      d,
-      tried.filter((r) => r.attempt.abandoned).map((r) => r.event),
-    );
+    const tried = batch.filter((r): r is Tried => 'attempt' in r);
+    await release(d, [
+      ...batch.flatMap((r) => ('held' in r ? [{ event: r.event, held: true }] : [])),
+      ...tried.filter((r) => r.attempt.abandoned).map((r) => ({ event: r.event, held: false })),
+    ]);
     const attempts = tried.filter((r) => !r.attempt.abandoned);
     const statuses = await record(d, attempts);
     attempts.forEach(({ event, attempt }, i) => {
@@ -305,7 +391,7 @@ function createRecorder(d: Delivery) {
       });
   }
 
-  /** Skips alone: written when SKIP_GATHER_MS have passed, unless something writes them sooner. */
+  /** Skips and holds alone: written when SKIP_GATHER_MS have passed, unless something writes them sooner. */
   function gather(): void {
     if (gathering !== undefined || queue.length === 0) return;
     gathering = setTimeout(kick, SKIP_GATHER_MS);
@@ -315,7 +401,7 @@ function createRecorder(d: Delivery) {
   return {
     add(sent: Sent): void {
       queue.push(sent);
-      if (!('skipped' in sent)) attemptsQueued++;
+      if ('attempt' in sent) attemptsQueued++;
       if (due()) kick();
       else gather();
     },
@@ -353,6 +439,9 @@ export async function drainOutbox(d: Delivery): Promise<number> {
   const recorder = createRecorder(d);
   const refill = Math.max(1, Math.floor(d.batchSize / 4));
   try {
+    const probing = await probes(d);
+    claimed += probing.length;
+    for (const event of probing) sendTracked(d, event, recorder, unfinished);
     for (let round = 0; round < 100_000 && !d.stopping.signal.aborted; round++) {
       const room = d.batchSize - unfinished.size;
       if (room < refill) {
@@ -367,6 +456,8 @@ export async function drainOutbox(d: Delivery): Promise<number> {
   } finally {
     await Promise.all(unfinished);
     await recorder.idle();
+    // A drain ends with the pauses it began or ended applied to the waiting events.
+    await d.transitions;
   }
   return claimed;
 }
@@ -387,7 +478,10 @@ export async function sendTestEvent(d: Delivery, platformId: PlatformId): Promis
     .returningAll()
     .executeTakeFirstOrThrow();
   const attempt = await post(d, platformId, url, body, id);
+  // The platform testing its endpoint is its answer to a pause: an accepted test ends it at once.
+  await settle(d, platformId, attempt, false);
   await record(d, [{ event, attempt }]);
+  await d.transitions;
   const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
   if (!ok) {
     throw webhookDeliveryError(`The webhook endpoint did not accept the test event${attempt.statusCode ? ` (HTTP ${attempt.statusCode})` : `: ${attempt.error ?? 'no response'}`}`, {
@@ -412,6 +506,7 @@ function createHandoffs(d: Delivery): HandoffConsumer<EventRow> & { idle(): Prom
   return {
     leaseMs: () => d.leaseMs,
     accepts: (count) => !d.stopping.signal.aborted && unfinished.size + count <= d.batchSize,
+    heldUntil: (platformId) => d.breakers.waitsUntil(platformId as PlatformId),
     take(events) {
       for (const event of events) {
         // Accepted before they were written, so a burst of commits may bring more than the room:
@@ -443,7 +538,7 @@ export type WebhookDeliverer = ReturnType<typeof createWebhookDeliverer>;
 export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
   const poller = createPoller('webhook delivery', () => drainOutbox(delivery));
   // On PGlite the deliverer's statements go ahead of queued API transactions (db/pglite-pool.ts).
-  const delivery: Delivery = { ...deliverySettings({ ...deps, db: prioritizedDb(deps.db) }), state: poller.state };
+  const delivery: Delivery = { ...deliverySettings({ ...deps, db: prioritizedDb(deps.db) }), state: poller.state, wake: () => poller.wake() };
   const handoffs = createHandoffs(delivery);
   return {
     useLogger: poller.useLogger,
@@ -464,6 +559,7 @@ export function createWebhookDeliverer(deps: WebhookDelivererDeps) {
       delivery.stopping.abort();
       await handoffs.idle();
       await poller.stop();
+      await delivery.transitions;
     },
     sendTest: (platformId: PlatformId) => sendTestEvent(delivery, platformId),
   };
