@@ -4,9 +4,11 @@
  * autocannon in the same run. "live": BENCH_WEBHOOK_EVENTS events are made by sandbox fundings (2
  * each) from BENCH_CONNECTIONS clients while delivery runs; events/s is counted from the first
  * funding to the last receipt and latency from each event's creation to its receipt. "backlog": the
- * same number of events is made while the receiver refuses them with Retry-After (so they wait,
- * tried once), then the platform clock is advanced so all are due at once; events/s and latency are
- * counted from that moment to each receipt (the clock advance's commit wakes the deliverer).
+ * same number of events is made while the receiver refuses them with Retry-After: the first are
+ * tried and refused until the endpoint's deliveries pause (events/breaker.ts), the rest wait parked;
+ * then the platform clock is advanced past the pause, whose probe succeeds and makes all due at
+ * once; events/s and latency are counted from that moment to each receipt (the clock advance's
+ * commit wakes the deliverer).
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
@@ -14,6 +16,7 @@ import { inParallel, measure, profiled, percentile, type Measurement, type Row }
 import { checkInterrupted, stopping } from '../lib/interruption.js';
 import { call, type Server } from '../lib/server.js';
 import { CONNECTIONS, MONEY_SECONDS, progress, WEBHOOK_EVENTS, WEBHOOK_WAIT_MS } from '../lib/settings.js';
+import { PAUSE_AFTER_FAILURES } from '../../packages/server/src/events/breaker.js';
 
 /**
  * A platform's webhook endpoint on loopback, in this process: answers every request at once with
@@ -98,20 +101,25 @@ export async function benchWebhooks(label: string, server: Server, notes: string
     const live = await arrived(liveFrom, expected, false);
     const liveRow = row(`webhook delivery, live (${expected} events)`, live, liveFrom, live.map((a) => a.at - (a.createdAt - offsetSeconds * 1000)), expected);
 
-    // Backlog: events made while refused (each tried once), then all made due at once.
-    progress(`[${label}] webhook delivery (backlog): ${expected} events refused with Retry-After, then released`);
+    // Backlog: events made while refused (the first tried until the endpoint's deliveries pause, the
+    // rest parked), then all made due at once.
+    progress(`[${label}] webhook delivery (backlog): ${expected} events made while the endpoint refuses with Retry-After, then released`);
     receiver.mode.refusing = true;
     const heldFrom = Date.now();
     await fund();
-    const held = await arrived(heldFrom, expected, true);
+    await arrived(heldFrom, Math.min(expected, PAUSE_AFTER_FAILURES), true);
+    // The attempts in flight when the pause began finish.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const tried = [...receiver.arrivals.values()].filter((a) => a.refused && a.type !== 'TEST' && a.at >= heldFrom).length;
+    progress(`[${label}] webhook delivery (backlog): ${tried} tried and refused, the others parked by the endpoint's pause`);
     receiver.mode.refusing = false;
     const released = Date.now();
     const backlog = await profiled('webhook delivery, backlog', async () => {
       await call(server, label, { method: 'POST', path: '/sandbox/clock/advance', body: { seconds: 3600 }, expect: 200 });
-      return arrived(released, held.length, false);
+      return arrived(released, expected, false);
     });
-    const backlogRow = row(`webhook delivery, backlog of ${held.length} released at once`, backlog, released, backlog.map((a) => a.at - released), expected);
-    notes.push(`${label} webhook rows: events/s delivered by the server's in-process deliverer (each event handed over in memory when the commit that writes it returns, written leased to the deliverer so nothing claims it; claimed after a wake-up or a poll only past 16 in flight, for retries, or for events of another process; 16 requests in flight) to a loopback receiver answering 200; "live" latency is event creation to receipt while fundings run (its events/s cannot exceed the rate fundings create events; the latency shows whether delivery keeps up), "backlog" latency is release (platform clock advanced past the Retry-After) to receipt. Ceiling: the same receiver's raw accept rate under autocannon (${CONNECTIONS} connections).`);
+    const backlogRow = row(`webhook delivery, backlog of ${expected} released at once (${tried} tried before the pause)`, backlog, released, backlog.map((a) => a.at - released), expected);
+    notes.push(`${label} webhook rows: events/s delivered by the server's in-process deliverer (each event handed over in memory when the commit that writes it returns, written leased to the deliverer so nothing claims it; claimed after a wake-up or a poll only past 16 in flight, for retries, or for events of another process; 16 requests in flight) to a loopback receiver answering 200; "live" latency is event creation to receipt while fundings run (its events/s cannot exceed the rate fundings create events; the latency shows whether delivery keeps up), "backlog" latency is release (platform clock advanced past the Retry-After and the endpoint's pause: one probe, then all) to receipt. Ceiling: the same receiver's raw accept rate under autocannon (${CONNECTIONS} connections).`);
     return [ceiling, liveRow, backlogRow];
   } finally {
     await receiver.close();

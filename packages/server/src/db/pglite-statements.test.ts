@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGlitePool } from './pglite-pool.js';
 import { MAX_PREPARED } from './pglite-statements.js';
 
@@ -44,14 +44,11 @@ describe('PGlite statements prepared once per text', () => {
     expect(update).toMatchObject({ command: 'UPDATE', rowCount: 1, rows: [] });
   });
 
-  it('plans every execution anew (generic plans stay off until the full bench runs through with them)', async () => {
-    expect((await pool.pglite.query('SHOW plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+  it('lets PostgreSQL choose generic plans for prepared statements (the default, auto)', async () => {
+    expect((await pool.pglite.query('SHOW plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'auto' }]);
   });
 
   it("re-plans a statement once its table has grown: the pool analyzes grown tables, as autovacuum would", async () => {
-    // The mechanism generic plans need, with generic plans allowed for this test.
-    await pool.pglite.exec('SET plan_cache_mode = auto');
-    onTestFinished(() => pool.pglite.exec('SET plan_cache_mode = force_custom_plan').then(() => undefined));
     await pool.pglite.exec(`CREATE TABLE grows (id int PRIMARY KEY, k text NOT NULL); CREATE INDEX grows_k ON grows (k);
       INSERT INTO grows VALUES (1, 'k1'); ANALYZE grows`);
     const lookup = 'SELECT id FROM grows WHERE k = $1';

@@ -31,7 +31,7 @@ interface Prepared {
  * statement every time, in six calls into the WebAssembly module (Parse, Describe, Bind, Describe,
  * Execute, Sync, each a call of its own): a lookup by key cost 440-500 µs that way against 250 µs
  * bound to a statement prepared once, in one call, and 150-170 µs with a generic plan as well
- * (measured on this machine kind; the pool plans every execution for now, pglite-pool.ts). Here a
+ * (measured on this machine kind; see pglite-pool.ts for the plans). Here a
  * text is parsed and described once (one call) and each execution is Bind, Execute and Sync in ONE
  * call (the statement's row description stands in for the portal's); values are serialized by the
  * parameter types the Describe gave, exactly as `pglite.query` serializes them, and results parsed
