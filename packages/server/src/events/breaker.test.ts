@@ -87,6 +87,19 @@ describe('an endpoint breaker', () => {
     expect(late.breakers.waitsUntil(A)).toEqual(late.at(2 * PROBE_WINDOW_MS));
   });
 
+  it('with no event to probe, the pause goes on a probe window more, its events parked past it', async () => {
+    const b = setUp();
+    await failUntilPaused(b);
+    b.advance(10_000);
+    expect(await b.probeDue()).toEqual([true]);
+    await b.breakers.nothingToProbe(A, () => Promise.resolve(b.at(0)));
+    expect(await b.probeDue()).toEqual([false]);
+    expect(b.breakers.waitsUntil(A)).toEqual(b.at(3 * PROBE_WINDOW_MS));
+    b.advance(PROBE_WINDOW_MS);
+    expect(await b.probeDue()).toEqual([true]);
+    expect(await b.admit()).toEqual({ send: true, probe: true });
+  });
+
   it('a probe lost (never settled) is replaced once its window has passed', async () => {
     const b = setUp();
     await failUntilPaused(b);

@@ -106,6 +106,18 @@ export function createBreakers(options: BreakerOptions) {
       return undefined;
     },
 
+    /**
+     * The probe found no event of `platformId` waiting: the pause goes on a probe window more (no
+     * need to look again before), its events written meanwhile parked past it.
+     */
+    async nothingToProbe(platformId: PlatformId, now: () => Promise<Date>): Promise<void> {
+      const at = (await now()).getTime();
+      const entry = entries.get(platformId);
+      if (!entry || entry.state === 'closed') return;
+      entry.until = at + options.probeWindowMs;
+      park(entry, entry.until);
+    },
+
     /** Until when `platformId`'s events wait (parked), while its deliveries are paused or probed. */
     waitsUntil(platformId: PlatformId): Date | undefined {
       const entry = entries.get(platformId);

@@ -279,7 +279,11 @@ async function probes(d: Delivery): Promise<EventRow[]> {
   const claimed: EventRow[] = [];
   for (const { platformId, url, probeDue } of await d.breakers.paused((platformId) => d.deps.clock.now(platformId))) {
     if ((await d.deps.webhookEndpoint(platformId)) !== url) follow(d, platformId, url, d.breakers.reset(platformId));
-    else if (probeDue) claimed.push(...(await claim(d, 1, platformId)));
+    else if (probeDue) {
+      const probe = await claim(d, 1, platformId);
+      if (probe.length === 0) await d.breakers.nothingToProbe(platformId, () => d.deps.clock.now(platformId));
+      claimed.push(...probe);
+    }
   }
   return claimed;
 }
