@@ -247,6 +247,10 @@ describe('POST /quotes/{id}/authorize', () => {
     expect(q.scaChallenge).toMatchObject({ factor: 'PASSKEY', availableFactors: ['PASSKEY'] });
     expect(errorOf(await t.api(p, 'POST', `/quotes/${q.id}/authorize/resend`))).toBe('CONFLICT CHALLENGE_NOT_RESENDABLE');
     expect(errorOf(await authorize(q.id, { passkeyAssertion: passkey.get(q.scaChallenge!.passkeyAssertionOptions!) }))).toBe('INVALID_INPUT PROOF_MISSING');
+    // Not the form of an assertion: bad input, which counts as no wrong proof (three wrong ones would stop the challenge).
+    for (const malformed of [{ id: 'x' }, { id: 'x', response: { clientDataJSON: 1 } }, { '"': -1.5e151, T: [2e29, null] }]) {
+      expect(errorOf(await authorize(q.id, { origin: passkey.origin, passkeyAssertion: malformed }))).toBe('INVALID_INPUT PASSKEY_INVALID');
+    }
     const done = await authorize(q.id, { origin: passkey.origin, passkeyAssertion: passkey.get(q.scaChallenge!.passkeyAssertionOptions!) });
     expect(done.status, done.text).toBe(200);
     expect(done.body.status).toBe('PROCESSING');
