@@ -22,6 +22,13 @@ function setUp() {
     succeed: (platformId = A, url = URL_A, probe = false) => breakers.settle(platformId, url, true, now, { probe, retryAfter: null }),
     admit: (platformId = A, url = URL_A) => breakers.admit(platformId, url, now),
     probeDue: async () => (await breakers.paused(now)).map((p) => p.probeDue),
+    /** Events are held until `ms` from now have passed, and then one goes as the probe. */
+    async probesAfter(ms: number) {
+      nowMs += ms - 1;
+      expect(await breakers.admit(A, URL_A, now)).toEqual({ send: false });
+      nowMs += 1;
+      expect(await breakers.admit(A, URL_A, now)).toMatchObject({ probe: true });
+    },
   };
 }
 
@@ -105,25 +112,16 @@ describe('an endpoint breaker', () => {
     await failUntilPaused(b);
     b.advance(10_000);
     expect(await b.admit()).toMatchObject({ probe: true });
-    b.advance(PROBE_WINDOW_MS - 1);
-    expect(await b.admit()).toEqual({ send: false });
-    b.advance(1);
-    expect(await b.admit()).toMatchObject({ probe: true });
+    await b.probesAfter(PROBE_WINDOW_MS);
   });
 
   it('honours Retry-After for the pause, never beyond 30 minutes', async () => {
     const b = setUp();
     for (let i = 1; i < PAUSE_AFTER_FAILURES; i++) await b.fail();
     await b.fail(A, URL_A, { retryAfter: '120' });
-    b.advance(119_999);
-    expect(await b.admit()).toEqual({ send: false });
-    b.advance(1);
-    expect(await b.admit()).toMatchObject({ probe: true });
+    await b.probesAfter(120_000);
     await b.fail(A, URL_A, { probe: true, retryAfter: '86400' });
-    b.advance(MAX_RETRY_GAP_MS - 1);
-    expect(await b.admit()).toEqual({ send: false });
-    b.advance(1);
-    expect(await b.admit()).toMatchObject({ probe: true });
+    await b.probesAfter(MAX_RETRY_GAP_MS);
   });
 
   it('any success ends a pause; a new endpoint or a reset forgets the record', async () => {
