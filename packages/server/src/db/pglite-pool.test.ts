@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { PGlitePool } from './pglite-pool.js';
+import { parseBytea, PGlitePool, serializeBytea } from './pglite-pool.js';
 
 const pool = await PGlitePool.open(undefined);
 afterAll(() => pool.end());
@@ -24,5 +24,31 @@ describe('PGlite pool of one', () => {
     const { rows } = await again.query('select 1 as one', []);
     again.release();
     expect(rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('bytea on PGlite', () => {
+  it('round-trips bytes through its hex form, a view into a larger buffer sending only its own bytes', async () => {
+    const client = await pool.connect();
+    try {
+      const whole = Buffer.from([0xde, 0xad, 0x00, 0xbe, 0xef, 0xff]);
+      const view = whole.subarray(1, 5);
+      const { rows } = await client.query('select $1::bytea as a, $2::bytea as b, length($1::bytea) as n, $3::bytea as empty', [view, new Uint8Array([1, 2, 255]), Buffer.alloc(0)]);
+      const row = rows[0] as { a: Buffer; b: Buffer; n: number; empty: Buffer };
+      expect(row.n).toBe(4);
+      expect(Buffer.from(row.a).toString('hex')).toBe('ad00beef');
+      expect(Buffer.from(row.b).toString('hex')).toBe('0102ff');
+      expect(row.empty.length).toBe(0);
+      // Stored and read back unchanged, as PostgreSQL's own hex text says.
+      const { rows: text } = await client.query("select encode($1::bytea, 'hex') as hex", [view]);
+      expect((text[0] as { hex: string }).hex).toBe('ad00beef');
+    } finally {
+      client.release();
+    }
+  });
+
+  it('refuses what is not bytes', () => {
+    expect(() => serializeBytea('not bytes')).toThrow('Invalid input for bytea type');
+    expect(parseBytea('\\x00ff')).toEqual(Buffer.from([0, 255]));
   });
 });

@@ -2,6 +2,20 @@ import { PGlite, types } from '@electric-sql/pglite';
 import { PGliteStatements } from './pglite-statements.js';
 
 /**
+ * bytea to and from PostgreSQL's hex text form with Buffer's native hex codec. PGlite's own goes
+ * byte by byte through JavaScript strings (an array of two-digit strings joined; a parseInt per
+ * byte): a 10 MiB document took 5 s to store and 3 s to read, against 1 s and 0.4 s this way.
+ */
+export function serializeBytea(value: unknown): string {
+  if (!(value instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
+  return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+}
+
+export function parseBytea(text: string): Buffer {
+  return Buffer.from(text.slice(2), 'hex');
+}
+
+/**
  * A pool of exactly one PGlite connection, in the shape Kysely's PostgresDialect expects of `pg.Pool`.
  *
  * PGlite is a single connection. Kysely holds a connection from `acquireConnection` (our `connect`)
@@ -33,7 +47,8 @@ export class PGlitePool {
     const pglite = await PGlite.create({
       ...(dataDir ? { dataDir } : {}),
       ...(snapshot ? { loadDataDir: snapshot } : {}),
-      parsers: { [types.INT8]: (value: string) => BigInt(value) },
+      parsers: { [types.INT8]: (value: string) => BigInt(value), [types.BYTEA]: parseBytea },
+      serializers: { [types.BYTEA]: serializeBytea },
     });
     // ANALYZE (analyzeGrown) samples 3,000 rows a table instead of 30,000: it runs on the service's
     // own thread, and a key lookup's plan needs no finer statistics than that.
