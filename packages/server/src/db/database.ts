@@ -71,8 +71,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     });
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool }) });
-    // Notifications are per database, not per schema: processes on other schemas of it only wake for nothing.
-    const wakeups = createPostgresWakeups({ connectionString: options.databaseUrl, notify: notifyThrough(db) });
+    // Notifications are per database: each names its schema, and only that schema's processes heed it (db/wake.ts).
+    const wakeups = createPostgresWakeups({ connectionString: options.databaseUrl, schema: options.searchPath, notify: notifyThrough(db, options.searchPath) });
     registerWakeups(db, wakeups);
     if (options.coalesceWrites) enableGroupCommit(db, (work) => transactForLane(db, work));
     return {

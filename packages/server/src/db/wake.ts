@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
 import type { Db, Tx } from './schema.js';
@@ -12,9 +12,15 @@ import type { Db, Tx } from './schema.js';
  * - On PostgreSQL, other processes (`npm run worker`, a second API process) hear of it through one
  *   `NOTIFY moneta_wake` sent after the commit from the pool, coalesced (one in flight per process,
  *   at least NOTIFY_GAP_MS apart; what commits meanwhile is announced by the next; skipped, in the
- *   same statement, while no other process listens), and one dedicated LISTEN connection per
- *   process, opened while anything here listens, reconnected with backoff when PostgreSQL drops it.
- *   While it is down, `listening()` is false and pollers fall back to their short interval.
+ *   same statement, while no other process of the same schema listens), and one dedicated LISTEN
+ *   connection per process, opened while anything here listens, reconnected with backoff when
+ *   PostgreSQL drops it. While it is down, `listening()` is false and pollers fall back to their
+ *   short interval.
+ * - Notifications are per database, the work per schema: a NOTIFY names its schema, a process
+ *   ignores those of other schemas (its workers would only find nothing, or, worse, claim before
+ *   their time what their own commits made due a moment later), and its LISTEN connection's
+ *   application_name names the schema, so that a process alone on its schema sends no NOTIFY at all
+ *   however many other schemas' processes listen (the test suite runs a schema per file).
  *
  * The NOTIFY is deliberately not sent inside the writing transaction: PostgreSQL serializes the
  * commits of every transaction that notified (a cluster-wide lock held from before commit until
@@ -39,8 +45,19 @@ export interface Wakeups {
 }
 
 const CHANNEL = 'moneta_wake';
-/** The LISTEN connection's application_name, as pg_stat_activity shows it. */
+/** The LISTEN connection's application_name, as pg_stat_activity shows it, on the default schema. */
 export const LISTENER_NAME = 'moneta-wake-listener';
+
+/**
+ * The application_name of the LISTEN connections of processes working in `schema` (undefined: the
+ * connection's default). PostgreSQL keeps 63 bytes of an application_name and only printable
+ * ASCII, so a schema name longer than 40 characters or outside that is named by its hash instead.
+ */
+export function listenerName(schema: string | undefined): string {
+  if (!schema) return LISTENER_NAME;
+  return /^[\x20-\x7e]{1,40}$/.test(schema) ? `${LISTENER_NAME}/${schema}` : `${LISTENER_NAME}/#${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`;
+}
+
 const CHANNELS: readonly WakeChannel[] = ['events', 'deliveries', 'jobs', 'request_logs'];
 const MAX_BACKOFF_MS = 30_000;
 const FIRST_BACKOFF_MS = 100;
@@ -114,6 +131,8 @@ export function createLocalWakeups(): Wakeups {
 
 export interface PostgresWakeupOptions {
   connectionString: string;
+  /** The schema this process works in (the pool's search_path); undefined: the connection's default. */
+  schema?: string | undefined;
   /** Sends one NOTIFY (the pool's job, so a process that only writes opens no extra connection). */
   notify: (payload: string, ownListener: number | undefined) => Promise<void>;
   /** Called with a short reason when LISTEN connects or drops (the process logs it, never dies of it). */
@@ -121,15 +140,16 @@ export interface PostgresWakeupOptions {
 }
 
 /**
- * pg_notify through the pool, as PostgresWakeupOptions.notify, sent only when another process
- * listens (a LISTEN connection other than `ownListener`): alone, the statement only reads
+ * pg_notify through the pool, as PostgresWakeupOptions.notify, sent only when another process of
+ * `schema` listens (a LISTEN connection other than `ownListener`): alone, the statement only reads
  * pg_stat_activity, and without a NOTIFY it takes no lock, no transaction id and no WAL flush.
  */
-export function notifyThrough(db: Db): (payload: string, ownListener: number | undefined) => Promise<void> {
+export function notifyThrough(db: Db, schema?: string): (payload: string, ownListener: number | undefined) => Promise<void> {
+  const listeners = listenerName(schema);
   return async (payload, ownListener) => {
     await sql`
       SELECT pg_notify(${CHANNEL}, ${payload})
-      WHERE EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${LISTENER_NAME} AND pid <> ${ownListener ?? 0})`.execute(db);
+      WHERE EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${listeners} AND pid <> ${ownListener ?? 0})`.execute(db);
   };
 }
 
@@ -137,6 +157,8 @@ export function createPostgresWakeups(options: PostgresWakeupOptions): Wakeups &
   const listeners = createListeners();
   // Our own NOTIFYs come back to our LISTEN: recognised by this tag and ignored (they fired here already).
   const instance = randomBytes(6).toString('hex');
+  // Payloads are `instance:schema:channels` (a schema name may hold ':', so it is the middle part).
+  const schema = options.schema ?? '';
   let client: pg.Client | undefined;
   let pid: number | undefined;
   let connected = false;
@@ -150,7 +172,7 @@ export function createPostgresWakeups(options: PostgresWakeupOptions): Wakeups &
   function sendNotify(): void {
     if (sending || pending.size === 0 || closed) return;
     sending = true;
-    const payload = `${instance}:${[...pending].join(',')}`;
+    const payload = `${instance}:${schema}:${[...pending].join(',')}`;
     pending.clear();
     options
       .notify(payload, pid)
@@ -167,9 +189,12 @@ export function createPostgresWakeups(options: PostgresWakeupOptions): Wakeups &
 
   function onNotification(message: pg.Notification): void {
     if (message.channel !== CHANNEL || !message.payload) return;
-    const [from, list = ''] = message.payload.split(':');
-    if (from === instance) return;
-    listeners.fire(list.split(',').filter((c): c is WakeChannel => (CHANNELS as readonly string[]).includes(c)));
+    const first = message.payload.indexOf(':');
+    const last = message.payload.lastIndexOf(':');
+    if (first < 0 || last === first) return;
+    const from = message.payload.slice(0, first);
+    if (from === instance || message.payload.slice(first + 1, last) !== schema) return;
+    listeners.fire(message.payload.slice(last + 1).split(',').filter((c): c is WakeChannel => (CHANNELS as readonly string[]).includes(c)));
   }
 
   function scheduleReconnect(): void {
@@ -188,7 +213,7 @@ export function createPostgresWakeups(options: PostgresWakeupOptions): Wakeups &
 
   async function connect(): Promise<void> {
     if (closed || client) return;
-    const c = new pg.Client({ connectionString: options.connectionString, keepAlive: true, connectionTimeoutMillis: 5_000, application_name: LISTENER_NAME });
+    const c = new pg.Client({ connectionString: options.connectionString, keepAlive: true, connectionTimeoutMillis: 5_000, application_name: listenerName(options.schema) });
     client = c;
     let dropped = false;
     const drop = (reason: string) => {
