@@ -3,7 +3,9 @@ import { createTestApp, type TestApp } from './harness.js';
 import { DomainError } from '../packages/server/src/core/errors.js';
 import type { ExternalAccountId, InternalAccountId, PlatformId } from '../packages/server/src/core/ids.js';
 import { runUnitOfWork, type UnitOfWork } from '../packages/server/src/core/unit-of-work.js';
-import { groupCommitOf, laneIndex } from '../packages/server/src/db/group-commit.js';
+import { groupCommitOf, laneIndex, POSTGRES_LANES } from '../packages/server/src/db/group-commit.js';
+import { openDatabase } from '../packages/server/src/db/database.js';
+import { ConfigError, loadConfig } from '../packages/server/src/config.js';
 import { commitsWhenWorkReturns, readsUnderLock } from '../packages/server/src/db/transact.js';
 import { lockedRows } from '../packages/server/src/db/locked-rows.js';
 import { sql } from 'kysely';
@@ -150,10 +152,26 @@ describe('group commit', () => {
   });
 
   it('has one lane on PGlite (one connection) and several on PostgreSQL; a lane name always maps to the same lane', () => {
-    expect(group().lanes).toBe(t.database.kind === 'pglite' ? 1 : 4);
+    expect(group().lanes).toBe(t.database.kind === 'pglite' ? 1 : POSTGRES_LANES);
     expect(laneIndex('InternalAccount:0190a', 4)).toBe(laneIndex('InternalAccount:0190a', 4));
     const spread = new Set(Array.from({ length: 64 }, (_, i) => laneIndex(`InternalAccount:${i}`, 4)));
     expect(spread.size).toBe(4);
+  });
+
+  it('takes its number of lanes on PostgreSQL from MONETA_COALESCE_LANES (1-16), else POSTGRES_LANES', async () => {
+    expect(loadConfig({}).coalesceLanes).toBeUndefined();
+    expect(loadConfig({ MONETA_COALESCE_LANES: '3' }).coalesceLanes).toBe(3);
+    for (const wrong of ['0', '17', 'two', '1.5']) expect(() => loadConfig({ MONETA_COALESCE_LANES: wrong })).toThrow(ConfigError);
+    if (!POSTGRES) return;
+    const three = await openDatabase({ databaseUrl: process.env.DATABASE_URL, poolSize: 2, coalesceWrites: true, coalesceLanes: 3 });
+    const fallback = await openDatabase({ databaseUrl: process.env.DATABASE_URL, poolSize: 2, coalesceWrites: true });
+    try {
+      expect(groupCommitOf(three.db)!.lanes).toBe(3);
+      expect(groupCommitOf(fallback.db)!.lanes).toBe(POSTGRES_LANES);
+    } finally {
+      await three.close();
+      await fallback.close();
+    }
   });
 
   /** Two lane names that land in different lanes. */

@@ -17,6 +17,8 @@ export interface Config {
   pgPreparedStatements: boolean;
   /** Group commit of API units of work (MONETA_COALESCE_WRITES=on|off, db/group-commit.ts). */
   coalesceWrites: boolean;
+  /** Group commit's lanes on PostgreSQL (MONETA_COALESCE_LANES, 1-16); undefined: db/group-commit.ts's POSTGRES_LANES. */
+  coalesceLanes: number | undefined;
   /**
    * MONETA_BENCH_CEILINGS=on (sandbox only): the bench's bare routes, which do a scenario's database
    * read with no authentication, no scope and no view (the ceiling `npm run bench` compares with).
@@ -176,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     pgPreparedStatements: env.MONETA_PG_PREPARED_STATEMENTS !== 'false',
     coalesceWrites: coalesceWritesSetting(env),
+    coalesceLanes: env.MONETA_COALESCE_LANES ? intSetting(env, 'MONETA_COALESCE_LANES', 1, 1, 16) : undefined,
     benchCeilings: benchCeilingsSetting(env, mode),
     apiTokenId: env.API_TOKEN_ID || undefined,
     apiClientSecret: env.API_CLIENT_SECRET || undefined,

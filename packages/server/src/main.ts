@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit('moneta');
 
   say(`moneta: opening ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'} database…`);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.pgPreparedStatements, coalesceWrites: config.coalesceWrites, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.pgPreparedStatements, coalesceWrites: config.coalesceWrites, coalesceLanes: config.coalesceLanes, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
   const applied = await migrateToLatest(database.db, modules);
   say(`moneta: schema up to date${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
 

@@ -13,7 +13,7 @@ import { modules } from './modules/index.js';
 async function main(): Promise<void> {
   const config = loadConfigOrExit('moneta worker');
   const log = pino({ level: config.logLevel, base: { role: 'worker' } });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.pgPreparedStatements, coalesceWrites: config.coalesceWrites, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, preparedStatements: config.pgPreparedStatements, coalesceWrites: config.coalesceWrites, coalesceLanes: config.coalesceLanes, pgliteDir: config.databaseUrl ? undefined : join(config.dataDir, 'pglite') });
   await migrateToLatest(database.db, modules);
   const container = createContainer({ config, db: database.db, databaseKind: database.kind, encryptionKey: resolveEncryptionKey(config) });
   container.jobs.useLogger(log);

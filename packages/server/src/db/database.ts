@@ -4,7 +4,7 @@ import pg from 'pg';
 import { SearchPathPostgresDialect } from './dialect.js';
 import { PGlitePool } from './pglite-pool.js';
 import { tuneClient } from './pg-client.js';
-import { enableGroupCommit } from './group-commit.js';
+import { enableGroupCommit, POSTGRES_LANES } from './group-commit.js';
 import { transactAlone, transactForLane } from './transact.js';
 import { migrationProvider, type MigrationSource } from './migrations/index.js';
 import type { Database, Db } from './schema.js';
@@ -40,6 +40,8 @@ export interface OpenOptions {
    * transaction and one COMMIT, each in its own savepoint. MONETA_COALESCE_WRITES; default on.
    */
   coalesceWrites?: boolean;
+  /** Group commit's lanes on PostgreSQL (MONETA_COALESCE_LANES; default POSTGRES_LANES). PGlite has one. */
+  coalesceLanes?: number | undefined;
 }
 
 const INT8_OID = 20;
@@ -74,7 +76,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     // Notifications are per database: each names its schema, and only that schema's processes heed it (db/wake.ts).
     const wakeups = createPostgresWakeups({ connectionString: options.databaseUrl, schema: options.searchPath, notify: notifyThrough(db, options.searchPath) });
     registerWakeups(db, wakeups);
-    if (options.coalesceWrites) enableGroupCommit(db, (work) => transactForLane(db, work));
+    if (options.coalesceWrites) enableGroupCommit(db, (work) => transactForLane(db, work), { lanes: options.coalesceLanes ?? POSTGRES_LANES });
     return {
       db,
       kind: 'postgres',

@@ -50,8 +50,15 @@ import { bindTransaction, handOver } from './handoff.js';
 const MAX_UNITS = 32;
 /** Batches of one lane whose COMMIT may be in flight at once, each holding a connection. */
 const MAX_COMMITTING = 2;
-/** Lanes on PostgreSQL: with MAX_COMMITTING each, at most 8 of the pool's connections. */
-export const POSTGRES_LANES = 4;
+/**
+ * Lanes on PostgreSQL unless MONETA_COALESCE_LANES says otherwise: with MAX_COMMITTING each, at most
+ * 4 of the pool's connections. Fewer lanes make larger batches, and moves on different accounts
+ * still share rows (the platform's and its system accounts', which every posting's foreign keys lock
+ * in share mode), so lanes mostly queue on each other: on the bench's 2-core machine 2 lanes served
+ * 28-35% more spread fundings and transfers out than 4 (card authorizations and quotes the same),
+ * and 1 lane no more than 2 (docs/decisions.md).
+ */
+export const POSTGRES_LANES = 2;
 
 interface Unit {
   work: (tx: Tx) => Promise<unknown>;
