@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseBytea, PGlitePool, serializeBytea } from './pglite-pool.js';
 
@@ -47,8 +48,26 @@ describe('bytea on PGlite', () => {
     }
   });
 
-  it('refuses what is not bytes', () => {
+  it('sends the bytes themselves (in binary format), refuses what is not bytes, and reads the hex form', () => {
+    const bytes = Buffer.from([1, 2, 3]);
+    expect(serializeBytea(bytes)).toBe(bytes);
     expect(() => serializeBytea('not bytes')).toThrow('Invalid input for bytea type');
     expect(parseBytea('\\x00ff')).toEqual(Buffer.from([0, 255]));
+  });
+
+  it('stores a 1 MiB value and reads it back byte for byte', async () => {
+    const client = await pool.connect();
+    try {
+      const big = Buffer.alloc(1024 * 1024);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 7919) & 0xff;
+      await client.query('create temporary table blobs (id int primary key, data bytea not null)', []);
+      await client.query('insert into blobs (id, data) values ($1, $2)', [1, big]);
+      const { rows } = await client.query('select data, md5(data) as md5 from blobs where id = $1', [1]);
+      const row = rows[0] as { data: Buffer; md5: string };
+      expect(Buffer.compare(Buffer.from(row.data), big)).toBe(0);
+      expect(row.md5).toBe(createHash('md5').update(big).digest('hex'));
+    } finally {
+      client.release();
+    }
   });
 });
