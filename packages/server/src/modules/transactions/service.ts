@@ -124,32 +124,30 @@ export function transactionView(row: TransactionRow): TransactionView {
   const details = row.details as TransactionDetails;
   const source = details.source ?? endpoint('source', row.sender_account_id);
   const destination = details.destination ?? endpoint('destination', row.receiver_account_id);
-  return {
-    // Rows of kinds with views of their own (card transactions) are rendered by their module.
-    id: row.id as TransactionId,
-    status: row.status,
-    type: row.type,
-    direction: row.direction,
-    ...(source ? { source } : {}),
-    ...(destination ? { destination } : {}),
-    ...(row.customer_id ? { customerId: row.customer_id } : {}),
-    ...(row.platform_customer_id ? { platformCustomerId: row.platform_customer_id } : {}),
-    ...(row.sent_minor !== null && row.sent_currency ? { sentAmount: currencyAmount(row.sent_minor, row.sent_currency) } : {}),
-    ...(row.received_minor !== null && row.received_currency ? { receivedAmount: currencyAmount(row.received_minor, row.received_currency) } : {}),
-    ...(row.fees_minor !== null ? { fees: row.fees_minor } : {}),
-    ...(row.platform_fees_minor !== null ? { platformFees: row.platform_fees_minor } : {}),
-    ...(row.exchange_rate !== null ? { exchangeRate: Number(row.exchange_rate) } : {}),
-    ...(row.quote_id ? { quoteId: row.quote_id } : {}),
-    ...(row.description ? { description: row.description } : {}),
-    ...(row.reference ? { reconciliationInstructions: { reference: row.reference } } : {}),
-    ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
-    ...(row.status === 'PENDING' && details.pendingReason ? { pendingReason: details.pendingReason } : {}),
-    ...(details.refund ? { refund: details.refund } : {}),
-    ...(row.receipt_delivery_confirmed_at ? { receiptDeliveryConfirmedAt: row.receipt_delivery_confirmed_at.toISOString() } : {}),
-    ...(row.settled_at ? { settledAt: row.settled_at.toISOString() } : {}),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
+  // Built by assignment in the response's key order, createdAt and updatedAt last (no spread of a
+  // conditional object per optional field): every money move builds one, for its answer and its
+  // event. Rows of kinds with views of their own (card transactions) are rendered by their module.
+  const view = { id: row.id as TransactionId, status: row.status, type: row.type, direction: row.direction } as TransactionView;
+  if (source) view.source = source;
+  if (destination) view.destination = destination;
+  if (row.customer_id) view.customerId = row.customer_id;
+  if (row.platform_customer_id) view.platformCustomerId = row.platform_customer_id;
+  if (row.sent_minor !== null && row.sent_currency) view.sentAmount = currencyAmount(row.sent_minor, row.sent_currency);
+  if (row.received_minor !== null && row.received_currency) view.receivedAmount = currencyAmount(row.received_minor, row.received_currency);
+  if (row.fees_minor !== null) view.fees = row.fees_minor;
+  if (row.platform_fees_minor !== null) view.platformFees = row.platform_fees_minor;
+  if (row.exchange_rate !== null) view.exchangeRate = Number(row.exchange_rate);
+  if (row.quote_id) view.quoteId = row.quote_id;
+  if (row.description) view.description = row.description;
+  if (row.reference) view.reconciliationInstructions = { reference: row.reference };
+  if (row.failure_reason) view.failureReason = row.failure_reason;
+  if (row.status === 'PENDING' && details.pendingReason) view.pendingReason = details.pendingReason;
+  if (details.refund) view.refund = details.refund;
+  if (row.receipt_delivery_confirmed_at) view.receiptDeliveryConfirmedAt = row.receipt_delivery_confirmed_at.toISOString();
+  if (row.settled_at) view.settledAt = row.settled_at.toISOString();
+  view.createdAt = row.created_at.toISOString();
+  view.updatedAt = row.updated_at.toISOString();
+  return view;
 }
 
 function selectTransactions(executor: Executor) {
