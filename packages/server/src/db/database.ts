@@ -76,7 +76,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     // Notifications are per database: each names its schema, and only that schema's processes heed it (db/wake.ts).
     const wakeups = createPostgresWakeups({ connectionString: options.databaseUrl, schema: options.searchPath, notify: notifyThrough(db, options.searchPath) });
     registerWakeups(db, wakeups);
-    if (options.coalesceWrites) enableGroupCommit(db, (work) => transactForLane(db, work), { lanes: options.coalesceLanes ?? POSTGRES_LANES });
+    if (options.coalesceWrites) enableGroupCommit(db, (work) => transactForLane(db, work), options.coalesceLanes ?? POSTGRES_LANES);
     return {
       db,
       kind: 'postgres',
@@ -95,7 +95,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   registerWakeups(db, wakeups);
   // One connection: batches queue on it whatever lane they are in, so one lane. A unit alone reads
   // plainly: without a wire there is no round trip for a locked read to save, only the lock's write.
-  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work), { lanes: 1 });
+  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work), 1);
   // Webhook delivery's single statements go ahead of queued API transactions on the one connection.
   prioritized.set(db, new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool: pool.prioritized() as unknown as pg.Pool }) }));
   return { db, kind: 'pglite', wakeups, close: () => db.destroy() };

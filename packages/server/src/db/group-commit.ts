@@ -128,8 +128,8 @@ export function setBatchReadAhead(db: Db, name: string, readAhead: BatchReadAhea
   named.set(name, readAhead);
 }
 
-/** Turns group commit on for `db` (db/database.ts does, when asked); `lanes` is 1 on a database of one connection. */
-export function enableGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>, { lanes = POSTGRES_LANES }: { lanes?: number } = {}): GroupCommit {
+/** Turns group commit on for `db` (db/database.ts does, when asked); `lanes` is 1 on a database of one connection, POSTGRES_LANES unless set on PostgreSQL. */
+export function enableGroupCommit(db: Db, alone: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>, lanes: number): GroupCommit {
   const group = createGroupCommit(
     Array.from({ length: lanes }, () => createLane(db, alone)),
   );

@@ -4,7 +4,7 @@ import { inMs, scheduleJob, type JobHandler } from '../../jobs/jobs.js';
 import { MessagingNotConfigured } from '../../providers/messenger.js';
 import { otpHash, otpMatches } from '../wallets/otp.js';
 import { accountLocked, challengeBurnt, codeBurnt, codeExpired, codeInvalid, passkeyInvalid, proofMissing, smsNotConfigured } from './errors.js';
-import { activePasskey, checkAssertion, relyingParty } from './passkey.js';
+import { activePasskey, checkAssertion, hasAssertionForm, relyingParty } from './passkey.js';
 import type { Proof } from './schemas.js';
 import { recordFailedAttempt, Refusal, type ScaDeps } from './support.js';
 import type { ScaChallengesTable } from './tables.js';
@@ -146,19 +146,10 @@ export function requireProof(proof: Proof, factor: 'SMS_OTP' | 'TOTP' | 'PASSKEY
     const missing = [...(hasAssertion ? [] : ['passkeyAssertion']), ...(hasOrigin ? [] : ['origin'])];
     if (missing.length > 0) throw proofMissing(missing, 'PASSKEY');
     // Not even the form of an assertion: bad input, refused before it could count as a wrong proof.
-    if (!assertionShaped(proof.passkeyAssertion)) throw passkeyInvalid('passkeyAssertion', 'not a PublicKeyCredential: id, response.clientDataJSON, response.authenticatorData and response.signature are required strings');
+    if (!hasAssertionForm(proof.passkeyAssertion)) throw passkeyInvalid('passkeyAssertion', 'not a PublicKeyCredential: id, response.clientDataJSON, response.authenticatorData and response.signature are required strings');
     return;
   }
   if (!hasCode) throw proofMissing(['code'], factor ?? 'SMS_OTP');
-}
-
-/** Whether `assertion` has the form of a PublicKeyCredential's JSON (what checkAssertion reads). */
-function assertionShaped(assertion: Proof['passkeyAssertion']): boolean {
-  const response = assertion?.response;
-  if (typeof response !== 'object' || response === null) return false;
-  const fields = response as Record<string, unknown>;
-  const clientData = fields.clientDataJSON ?? fields.clientDataJson;
-  return (typeof assertion?.id === 'string' || typeof assertion?.rawId === 'string') && typeof clientData === 'string' && typeof fields.authenticatorData === 'string' && typeof fields.signature === 'string';
 }
 
 /** True when the proof satisfies the challenge (without spending it). */

@@ -88,6 +88,14 @@ export async function verifyRegistration(party: RelyingPartyView, credential: Re
   return checked.passkey;
 }
 
+/** Whether `assertion` has the form of a PublicKeyCredential's JSON, the fields checkAssertion reads: a proof without it is bad input, not a wrong proof. */
+export function hasAssertionForm(assertion: Record<string, unknown> | null | undefined): boolean {
+  if (!assertion) return false;
+  const response = responseOf(assertion);
+  const clientData = response.clientDataJSON ?? response.clientDataJson;
+  return (typeof assertion.id === 'string' || typeof assertion.rawId === 'string') && typeof clientData === 'string' && typeof response.authenticatorData === 'string' && typeof response.signature === 'string';
+}
+
 /** Checks an assertion over the challenge against the customer's passkey: the new signature counter, or why not. */
 export async function checkAssertion(
   party: RelyingPartyView,
