@@ -2,7 +2,7 @@ import { sql, type Compilable } from 'kysely';
 import type { Db, Tx } from '../db/schema.js';
 import { eventsInsert } from './outbox.js';
 import { transact } from '../db/transact.js';
-import { SENT_WITH_NEXT } from '../db/pg-client.js';
+import { SENT_WITH_NEXT } from '../db/held-statements.js';
 import type { EventCatalogue, EventType, PendingEvent } from './events.js';
 import type { AgentId, ApiTokenId, CustomerId, JobId, PlatformId } from './ids.js';
 

@@ -5,7 +5,7 @@ import { SearchPathPostgresDialect } from './dialect.js';
 import { PGlitePool } from './pglite-pool.js';
 import { tuneClient } from './pg-client.js';
 import { enableGroupCommit, POSTGRES_LANES } from './group-commit.js';
-import { transactAlone, transactForLane } from './transact.js';
+import { transactForLane } from './transact.js';
 import { migrationProvider, type MigrationSource } from './migrations/index.js';
 import type { Database, Db } from './schema.js';
 import { createLocalWakeups, createPostgresWakeups, notifyThrough, registerWakeups, type Wakeups } from './wake.js';
@@ -94,8 +94,9 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   const wakeups = createLocalWakeups();
   registerWakeups(db, wakeups);
   // One connection: batches queue on it whatever lane they are in, so one lane. A unit alone reads
-  // plainly: without a wire there is no round trip for a locked read to save, only the lock's write.
-  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactAlone(db, work), 1);
+  // its account under lock, as on PostgreSQL: its balance update is then held and goes with its
+  // last writes and the COMMIT, one call into PGlite instead of two (db/held-statements.ts).
+  if (options.coalesceWrites) enableGroupCommit(db, (work) => transactForLane(db, work), 1);
   // Webhook delivery's single statements go ahead of queued API transactions on the one connection.
   prioritized.set(db, new Kysely<Database>({ dialect: new SearchPathPostgresDialect({ pool: pool.prioritized() as unknown as pg.Pool }) }));
   return { db, kind: 'pglite', wakeups, close: () => db.destroy() };

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWERED_WITH_NEXT, CommitRolledBack, readTicket, SENT_WITH_NEXT, tuneClient } from './pg-client.js';
+import { ANSWERED_WITH_NEXT, CommitRolledBack, readTicket, SENT_WITH_NEXT } from './held-statements.js';
+import { tuneClient } from './pg-client.js';
 import { sendPipelined, SkippedInPipeline } from './pipeline.js';
 
 /**

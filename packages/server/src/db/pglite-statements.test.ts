@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PGlitePool } from './pglite-pool.js';
 import { MAX_PREPARED } from './pglite-statements.js';
+import { ANSWERED_WITH_NEXT, CommitRolledBack, readTicket, SENT_WITH_NEXT } from './held-statements.js';
 
 const pool = await PGlitePool.open(undefined);
 afterAll(() => pool.end());
@@ -135,5 +136,174 @@ describe('PGlite statements prepared once per text', () => {
     // The one used all along was never the least recently used: still prepared.
     expect((await pool.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [hot])).rows).toEqual([{ n: 1 }]);
     expect((await query('SELECT $1::int + 0 AS n', [41])).rows).toEqual([{ n: 41 }]);
+  });
+});
+
+/**
+ * Statements held back and run with the next one in ONE call into PGlite (db/held-statements.ts),
+ * as pg-client.ts sends them in one round trip to PostgreSQL. Calls are counted on the instance.
+ */
+describe('PGlite statements held for the next one', () => {
+  // One holder of the connection for a whole test, as Kysely holds it for a transaction.
+  let client: Awaited<ReturnType<typeof pool.connect>>;
+  beforeEach(async () => {
+    client = await pool.connect();
+  });
+  afterEach(() => client.release());
+  const run = (text: string, values: unknown[] = []) => client.query(text, values);
+
+  async function counting<T>(work: () => Promise<T>): Promise<{ result: T; calls: number }> {
+    const execProtocol = pool.pglite.execProtocol.bind(pool.pglite);
+    let calls = 0;
+    pool.pglite.execProtocol = (...args) => {
+      calls++;
+      return execProtocol(...args);
+    };
+    try {
+      return { result: await work(), calls };
+    } finally {
+      delete (pool.pglite as { execProtocol?: unknown }).execProtocol;
+    }
+  }
+  const amountOf = async (id: string) => (await run('SELECT amount FROM things WHERE id = $1', [id])).rows[0]?.amount;
+  const heldRead = (text: string, values: unknown[]) => {
+    const { ticket, rows, held } = readTicket();
+    return { answered: run(`${ANSWERED_WITH_NEXT}${ticket} */ ${text}`, values), rows, held };
+  };
+  const insert = 'INSERT INTO things (id, amount) VALUES ($1, $2)';
+  let warmUps = 0;
+
+  beforeEach(async () => {
+    // Every text prepared once first: a first execution prepares its statement, in a call of its own.
+    await run('BEGIN');
+    await run(insert, [`warm-${++warmUps}`, 1]);
+    await run('SELECT amount FROM things WHERE id = $1', ['warm']);
+    await run('SELECT $1::int AS n', [1]);
+    await run('COMMIT');
+    await run('BEGIN');
+    await run('ROLLBACK');
+  });
+
+  it('BEGIN, the statements marked to go with the next one and the COMMIT: one call, and all of it commits', async () => {
+    const { calls } = await counting(async () => {
+      await run('BEGIN');
+      expect(await run(`${SENT_WITH_NEXT}${insert}`, ['held-1', 1])).toMatchObject({ rows: [], rowCount: 0 });
+      await run(`${SENT_WITH_NEXT}${insert}`, ['held-2', 2]);
+      await run('COMMIT');
+    });
+    expect(calls).toBe(1);
+    expect([await amountOf('held-1'), await amountOf('held-2')]).toEqual([1n, 2n]);
+    expect(pool.statements.idle).toBe(true);
+  });
+
+  it('a held statement runs before the next, which sees it; when it fails, the next answers its error and nothing of the transaction stays', async () => {
+    const { result, calls } = await counting(async () => {
+      await run('BEGIN');
+      await run(`${SENT_WITH_NEXT}${insert}`, ['seen', 3]);
+      return (await run('SELECT amount FROM things WHERE id = $1', ['seen'])).rows;
+    });
+    expect(result).toEqual([{ amount: 3n }]);
+    expect(calls).toBe(1);
+    await run('ROLLBACK');
+    expect(await amountOf('seen')).toBeUndefined();
+
+    await run('BEGIN');
+    await run(insert, ['before-failure', 1]);
+    await run(`${SENT_WITH_NEXT}${insert}`, ['a', 2]); // 'a' exists: refused when sent
+    await expect(run('COMMIT')).rejects.toMatchObject({ code: '23505' });
+    await run('ROLLBACK'); // what Kysely does after a failed COMMIT
+    expect(await amountOf('before-failure')).toBeUndefined();
+    expect((await run('SELECT $1::int AS n', [4])).rows).toEqual([{ n: 4 }]);
+  });
+
+  it('a COMMIT that PostgreSQL answers ROLLBACK (a failure was caught and the work went on) rejects: nothing was made', async () => {
+    await run('BEGIN');
+    await run(insert, ['before-caught', 1]);
+    await expect(run(insert, ['a', 2])).rejects.toMatchObject({ code: '23505' });
+    await expect(run('COMMIT')).rejects.toBeInstanceOf(CommitRolledBack);
+    await run('ROLLBACK');
+    expect(await amountOf('before-caught')).toBeUndefined();
+  });
+
+  it('a ROLLBACK drops what is held, and a transaction that ends before anything ran sends nothing', async () => {
+    const { calls } = await counting(async () => {
+      await run('BEGIN');
+      await run(`${SENT_WITH_NEXT}${insert}`, ['dropped', 1]);
+      await run('ROLLBACK');
+      await run('BEGIN');
+      await run('COMMIT');
+    });
+    expect(calls).toBe(0);
+    expect(await amountOf('dropped')).toBeUndefined();
+    expect(pool.statements.idle).toBe(true);
+  });
+
+  it('a SAVEPOINT goes with the statement after it; one ended before anything ran is not sent; going back to one drops only what was held after it', async () => {
+    const { calls } = await counting(async () => {
+      await run('BEGIN');
+      await run(insert, ['sp-kept', 1]); // 1: BEGIN and the insert
+      await run('SAVEPOINT unit_1');
+      await run(`${SENT_WITH_NEXT}${insert}`, ['sp-held-kept', 2]);
+      await run('SAVEPOINT unit_2');
+      await run(`${SENT_WITH_NEXT}${insert}`, ['sp-undone', 3]);
+      await run('ROLLBACK TO SAVEPOINT unit_2'); // never sent: it and the insert after it are dropped
+      await run('SAVEPOINT unit_3');
+      await run('RELEASE SAVEPOINT unit_3'); // nothing ran after it: neither is sent
+      await run('COMMIT'); // 2: SAVEPOINT unit_1, its insert, the COMMIT
+    });
+    expect(calls).toBe(2);
+    expect([await amountOf('sp-kept'), await amountOf('sp-held-kept'), await amountOf('sp-undone')]).toEqual([1n, 2n, undefined]);
+  });
+
+  it('a failure after a SAVEPOINT held with it rolls back to that savepoint only', async () => {
+    await run('BEGIN');
+    await run(insert, ['sp2-kept', 1]);
+    await run('SAVEPOINT unit_4');
+    await expect(run(insert, ['a', 2])).rejects.toMatchObject({ code: '23505' });
+    await run('ROLLBACK TO SAVEPOINT unit_4');
+    await run('COMMIT');
+    expect(await amountOf('sp2-kept')).toBe(1n);
+  });
+
+  it('reads answered with the next statement: answered at once, then sent with it in one call, each with its own rows', async () => {
+    const { result, calls } = await counting(async () => {
+      await run('BEGIN');
+      const a = heldRead('SELECT amount FROM things WHERE id = $1', ['sp-kept']);
+      expect((await a.answered).rows).toEqual([]); // at once, nothing run
+      expect(a.held()).toBe(true);
+      const b = await run('SELECT amount FROM things WHERE id = $1', ['sp2-kept']);
+      const rows = [(await a.rows).rows, b.rows];
+      await run('COMMIT');
+      return rows;
+    });
+    expect(result).toEqual([[{ amount: 1n }], [{ amount: 1n }]]);
+    expect(calls).toBe(2); // BEGIN with both reads; the COMMIT
+  });
+
+  it('a held read goes alone at the end of the turn when nothing follows; a failing one fails the next statement too; one a ROLLBACK drops is refused', async () => {
+    await run('BEGIN');
+    const alone = heldRead('SELECT amount FROM things WHERE id = $1', ['sp-kept']);
+    await alone.answered;
+    expect((await alone.rows).rows).toEqual([{ amount: 1n }]);
+    await run('COMMIT');
+
+    await run('BEGIN');
+    const bad = heldRead('SELECT amount / $1 FROM things WHERE id = $2', [0, 'sp-kept']);
+    await bad.answered;
+    const next = run('SELECT $1::int AS n', [1]);
+    await expect(bad.rows).rejects.toMatchObject({ code: '22012' });
+    await expect(next).rejects.toMatchObject({ code: '22012' });
+    await run('ROLLBACK');
+
+    await run('BEGIN');
+    await run('SELECT $1::int AS n', [1]);
+    const dropped = heldRead('SELECT amount FROM things WHERE id = $1', ['sp-kept']);
+    await dropped.answered;
+    await run('ROLLBACK');
+    await expect(dropped.rows).rejects.toThrow('rolled back');
+    // Outside a transaction a marked read simply runs.
+    const outside = heldRead('SELECT amount FROM things WHERE id = $1', ['sp-kept']);
+    expect((await outside.answered).rows).toEqual([{ amount: 1n }]);
+    expect(outside.held()).toBe(false);
   });
 });
