@@ -14,15 +14,22 @@ import type { List, SandboxClock, WebhookEvent } from './wire-types.js';
  * platform's pause is its own: other platforms' deliveries go on.
  */
 const CONCURRENCY = 16;
-/** How long past a pause's end its events are parked: two probe windows (the 500 ms timeout here, and 5 s). */
-const PARKED_PAST_PAUSE_MS = 2 * (500 + 5_000);
+/**
+ * A request's timeout here: short, so that a probe window is too, but long enough that a loaded
+ * machine (the clean-clone CI runs both databases' suites at once on two cores) does not time out a
+ * request the receiver answers at once: at 500 ms some did, and an event counted as attempted had
+ * not reached the receiver, or one sent after the pause ended failed and waited for its own retry.
+ */
+const TIMEOUT_MS = 2_500;
+/** How long past a pause's end its events are parked: two probe windows (the timeout, and 5 s). */
+const PARKED_PAST_PAUSE_MS = 2 * (TIMEOUT_MS + 5_000);
 
 let t: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 /** How the receiver answers each platform's requests, by the path of its endpoint. */
 const answers = new Map<string, () => Answer>();
 beforeAll(async () => {
-  t = await createTestApp({ WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_LEASE_MS: '5000' });
+  t = await createTestApp({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_LEASE_MS: '5000' });
   receiver = await startReceiver();
   receiver.answer((r) => (answers.get(r.path) ?? (() => ({ status: 200 })))());
 });
