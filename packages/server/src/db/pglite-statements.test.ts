@@ -265,6 +265,16 @@ describe('PGlite statements held for the next one', () => {
     expect(await amountOf('sp2-kept')).toBe(1n);
   });
 
+  it('what waits still runs when the statement after it cannot be prepared, as in a pipeline: a held write and savepoint before a bad text are kept', async () => {
+    await run('BEGIN');
+    await run(`${SENT_WITH_NEXT}${insert}`, ['kept-before-bad', 5]);
+    await run('SAVEPOINT unit_5');
+    await expect(run('SELECT amount FROM no_such_table WHERE id = $1', ['x'])).rejects.toMatchObject({ code: '42P01' });
+    await run('ROLLBACK TO SAVEPOINT unit_5'); // it was made: going back to it works
+    await run('COMMIT');
+    expect(await amountOf('kept-before-bad')).toBe(5n);
+  });
+
   it('reads answered with the next statement: answered at once, then sent with it in one call, each with its own rows', async () => {
     const { result, calls } = await counting(async () => {
       await run('BEGIN');

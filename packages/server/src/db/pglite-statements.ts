@@ -173,14 +173,21 @@ export class PGliteStatements {
     const s = protocol.serialize;
     const parts: Uint8Array[] = [];
     const descriptions: (BackendMessage | undefined)[] = [];
-    for (const { text, values } of statements) {
+    for (const [i, { text, values }] of statements.entries()) {
       if (!PREPARABLE.test(text)) {
         parts.push(s.parse({ text, types: [] }), s.bind({}), s.execute({}));
         descriptions.push(undefined);
         continue;
       }
       // Prepared when it was held or just before: recalled, unless pushed out since.
-      const prepared = this.#recall(text) ?? (await this.#prepare(text));
+      let prepared: Prepared;
+      try {
+        prepared = this.#recall(text) ?? (await this.#prepare(text));
+      } catch (error) {
+        // What waited before it still runs, as PostgreSQL's pipeline runs it before a Parse that fails.
+        const ran = i > 0 ? await this.#run(statements.slice(0, i)) : [];
+        return [...ran, ...statements.slice(i).map(() => Promise.reject(error as Error))];
+      }
       parts.push(s.bind({ statement: prepared.name, values: this.#serialize(prepared, values) }), s.execute({}));
       // The row description the statement's Describe gave stands in for the portal's (one Describe less per execution).
       descriptions.push(prepared.rowDescription);
