@@ -27,7 +27,8 @@ interface Statement {
 
 type Answer = Results<Record<string, unknown>>;
 
-const ANSWERED: Answer = Object.freeze({ rows: [], fields: [], affectedRows: 0 });
+/** The answer of a statement held or not sent: no rows (a fresh object each time, as its caller may keep or change it). */
+const answered = (): Answer => ({ rows: [], fields: [], affectedRows: 0 });
 
 /** An answer with its CommandComplete's tag (a COMMIT answered ROLLBACK did not commit). */
 type CommandTagged = Answer & { commandTag?: string | undefined };
@@ -94,7 +95,7 @@ export class PGliteStatements {
     if (values.length === 0) {
       const control = held.control(text, () => statement);
       if (control) this.#readers.refuseDropped(held.waiting);
-      if (control && 'answer' in control) return ANSWERED;
+      if (control && 'answer' in control) return answered();
       if (control?.ends) {
         try {
           return await this.#send(statement, control.ends === 'COMMIT');
@@ -122,7 +123,7 @@ export class PGliteStatements {
         if (this.#readers.has(statement)) this.#sendWaiting().catch(() => undefined);
       });
     }
-    return ANSWERED;
+    return answered();
   }
 
   /** Whether nothing is held back (tests). */
