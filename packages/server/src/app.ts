@@ -90,8 +90,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       });
     }
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
   registerErrorHandling(app, routes);
   refuseWhileClosing(app);
@@ -141,15 +142,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
       // the route's handler reads the parts with its own limits. Routes that do not declare
       // `multipart` refuse it as before (415), so JSON routes are unaffected.
       await api.register(multipart);
-      api.addHook('preValidation', async (request) => {
-        if (request.isMultipart() && (request.routeOptions.config as RouteConfig).multipart !== true) throw unsupportedMediaType();
-      });
-      // The request log (`moneta logs tail`) notes each answered request of a platform, when the app has it.
-      const requestLogs = (container as Partial<Pick<Container, 'requestLogs'>>).requestLogs;
-      if (requestLogs) {
-        api.addHook('onResponse', async (request, reply) => requestLogs.record(request, reply));
-        app.addHook('onClose', async () => requestLogs.stop());
-      }
+      refuseUndeclaredMultipart(api);
+      logRequests(api, app, (container as Partial<Pick<Container, 'requestLogs'>>).requestLogs);
       const declare = createRoutes(api, { clock: container.clock, changes });
       for (const module of container.modules) {
         module.routes?.(declare, container);
@@ -185,4 +179,23 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
   });
 
   return { app, container, routes };
+}
+
+// Hooks that never wait are callback-style: an async hook costs every request a promise and a turn.
+
+/** Routes that do not declare `multipart` refuse a multipart body with 415, as any body type they do not take. */
+function refuseUndeclaredMultipart(api: ApiApp): void {
+  api.addHook('preValidation', (request, _reply, done) => {
+    done(request.isMultipart() && (request.routeOptions.config as RouteConfig).multipart !== true ? unsupportedMediaType() : undefined);
+  });
+}
+
+/** The request log (`moneta logs tail`) notes each answered request of a platform, when the app has it. */
+function logRequests(api: ApiApp, app: FastifyInstance, requestLogs: Container['requestLogs'] | undefined): void {
+  if (!requestLogs) return;
+  api.addHook('onResponse', (request, reply, done) => {
+    requestLogs.record(request, reply);
+    done();
+  });
+  app.addHook('onClose', async () => requestLogs.stop());
 }

@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { CustomerId } from '../../core/ids.js';
-import type { Db } from '../../db/schema.js';
+import type { Db, Executor } from '../../db/schema.js';
+import { statementShape } from '../../db/statement-shape.js';
 import { customerNotFound } from './errors.js';
+
+/** The read, as cheap as the service's own (a compiled text, only its value filled in per call). */
+const customerRow = statementShape((executor: Executor, { id }: { id: CustomerId }) => executor.selectFrom('customers').selectAll().where('id', '=', id));
 
 /**
  * The bench's bare read (MONETA_BENCH_CEILINGS=on, sandbox only): the indexed read of
@@ -11,7 +15,7 @@ import { customerNotFound } from './errors.js';
  */
 export function registerBenchCeiling(app: FastifyInstance, db: Db): void {
   app.get<{ Params: { id: string } }>('/bench/customers/:id', { schema: { hide: true }, config: { public: true } }, async (request) => {
-    const row = await db.selectFrom('customers').selectAll().where('id', '=', request.params.id as CustomerId).executeTakeFirst();
+    const [row] = (await customerRow(db, { id: request.params.id as CustomerId }).execute(db)).rows;
     if (!row) throw customerNotFound();
     return row;
   });

@@ -3,6 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/schema.js';
 import type { ContactVerificationState, CustomersTable } from './tables.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
+import { statementShape } from '../../db/statement-shape.js';
 import type { EventType } from '../../core/events.js';
 import { newId, uuidOf, type CustomerId, type PlatformId } from '../../core/ids.js';
 import { SignatureRequired, type WalletSignature } from '../../core/signature.js';
@@ -248,8 +249,13 @@ export async function requireCustomerReady(executor: Executor, platformId: Platf
   refuseUnlessReady(customerId, row.kyc_status, row.deleted_at);
 }
 
+/** One customer of the platform, deleted or not (one statement text, db/statement-shape.ts: the read of `GET /customers/{id}`). */
+const customerById = statementShape((executor: Executor, { platformId, customerId }: { platformId: PlatformId; customerId: CustomerId }) =>
+  executor.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId),
+);
+
 export async function getCustomer({ db }: Pick<CustomerDeps, 'db'>, { platformId }: Scope, customerId: CustomerId): Promise<CustomerView> {
-  const row = await db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId).executeTakeFirst();
+  const [row] = (await customerById(db, { platformId, customerId }).execute(db)).rows;
   if (!row) throw customerNotFound();
   if (row.deleted_at) throw customerDeleted();
   return customerView(row);

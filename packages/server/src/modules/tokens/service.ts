@@ -48,14 +48,15 @@ function view(row: TokenRow, clientSecret?: string): ApiTokenView {
 interface CachedCredential {
   /** Undefined for an id no live token has (remembered too, so unknown ids cost what known ones do). */
   auth: TokenAuth | undefined;
-  secretHash: string;
+  /** The stored hash's bytes, decoded once. */
+  secretHash: Buffer;
   cachedAt: number;
 }
 
 /** What a client id can look like: printable ASCII without spaces or colons (API_TOKEN_ID's rule), or `ApiToken:<uuid>`. */
 const CLIENT_ID = /^(?:ApiToken:)?[\x21-\x39\x3b-\x7e]{1,255}$/;
 /** The hash an unknown id is compared against: no secret hashes to it. */
-const NO_TOKEN_HASH = '0'.repeat(64);
+const NO_TOKEN_HASH = Buffer.alloc(32);
 
 const CACHE_LIMIT = 10_000;
 
@@ -155,7 +156,7 @@ export function createTokenService({ db, cacheTtlMs }: { db: Db; cacheTtlMs: num
               .executeTakeFirst()
           : undefined;
         credential = row
-          ? { auth: { platformId: row.platform_id, tokenId: row.id, permissions: row.permissions }, secretHash: row.secret_hash, cachedAt: Date.now() }
+          ? { auth: { platformId: row.platform_id, tokenId: row.id, permissions: row.permissions }, secretHash: Buffer.from(row.secret_hash, 'hex'), cachedAt: Date.now() }
           : { auth: undefined, secretHash: NO_TOKEN_HASH, cachedAt: Date.now() };
         if (CLIENT_ID.test(user)) {
           if (cache.size >= CACHE_LIMIT) cache.clear();
