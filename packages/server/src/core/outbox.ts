@@ -1,10 +1,11 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { EventsTable, Executor, Tx } from '../db/schema.js';
 import { handAfterCommit, handoffConsumer, handoffHeldUntil } from '../db/handoff.js';
 import type { EventEnvelope } from './events.js';
 import { newId, type PlatformId } from './ids.js';
 import { toJson } from '../lib/json.js';
 import { wakeAfterCommit } from '../db/wake.js';
+import { rowsShape } from '../db/statement-shape.js';
 
 /**
  * Writes events to the outbox inside the caller's transaction, in one round trip and in the given
@@ -13,10 +14,13 @@ import { wakeAfterCommit } from '../db/wake.js';
  * table. Services do not call this: they emit through their unit of work, which checks each type
  * against the event catalogue.
  */
+/** Events' rows, inserted as statement shapes (db/statement-shape.ts): every money move writes one or more. */
+const insertEvents = rowsShape((executor: Executor, rows: readonly Insertable<EventsTable>[]) => executor.insertInto('events').values(rows));
+
 export async function writeEvents(tx: Tx, platformId: PlatformId, at: Date, events: readonly { type: string; data: unknown }[]): Promise<EventEnvelope[]> {
   const insert = eventsInsert(tx, platformId, at, events);
   if (!insert) return [];
-  await insert.write.execute();
+  await insert.write.execute(tx);
   return insert.envelopes;
 }
 
@@ -35,7 +39,7 @@ export function eventsInsert(tx: Tx, platformId: PlatformId, at: Date, events: r
     const body = toJson(envelope);
     return { id: envelope.id, platform_id: platformId, type: envelope.type, payload: body, body, next_attempt_at: heldUntil ?? at, created_at: at, lease_until: leaseUntil, attempts: leaseUntil ? 1 : 0 };
   });
-  const write = tx.insertInto('events').values(rows);
+  const write = insertEvents(tx, rows);
   if (deliverer) {
     handAfterCommit(
       tx,

@@ -1,4 +1,4 @@
-import { sql, type Compilable } from 'kysely';
+import { sql, type OperationNodeSource } from 'kysely';
 import type { Db, Tx } from '../db/schema.js';
 import { eventsInsert } from './outbox.js';
 import { transact } from '../db/transact.js';
@@ -45,8 +45,8 @@ export interface UnitOfWork extends Scope {
   flush(): Promise<void>;
 }
 
-/** An INSERT, UPDATE or DELETE built but not executed (a Kysely query builder). */
-export type DeferredWrite = Compilable;
+/** An INSERT, UPDATE or DELETE built but not executed (a Kysely query builder, or a statement shape: db/statement-shape.ts). */
+export type DeferredWrite = OperationNodeSource;
 
 export interface OpenedUnitOfWork {
   uow: UnitOfWork;

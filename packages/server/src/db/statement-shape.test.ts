@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../../test/harness.js';
 import type { DatabaseHandle } from './database.js';
 import type { Executor } from './schema.js';
-import { statementShape } from './statement-shape.js';
+import { rowsShape, statementShape } from './statement-shape.js';
 
 let database: DatabaseHandle;
 beforeAll(async () => {
@@ -46,5 +46,43 @@ describe('statementShape', () => {
   it('refuses a call without one of its values', () => {
     const byId = statementShape((executor: Executor, args: { id: string }) => db(executor).selectFrom('shape_rows').selectAll().where('id', '=', args.id));
     expect(() => byId(database.db, {} as { id: string })).toThrow(/no value for id/);
+  });
+});
+
+describe('rowsShape', () => {
+  type ShapeRow = { id: string; kind: string; amount: bigint; note: string | null };
+  it('inserts lists of rows, building once per row count, each call with its own values (null as NULL)', async () => {
+    let builds = 0;
+    const insert = rowsShape((executor: Executor, rows: readonly ShapeRow[]) => {
+      builds++;
+      return db(executor).insertInto('shape_rows').values(rows);
+    });
+    await insert(database.db, [{ id: 'r1', kind: 'R', amount: 1n, note: null }, { id: 'r2', kind: 'R', amount: 2n, note: 'two' }]).execute(database.db);
+    await insert(database.db, [{ id: 'r3', kind: 'R', amount: 3n, note: 'three' }, { id: 'r4', kind: 'R', amount: 4n, note: null }]).execute(database.db);
+    await database.db.transaction().execute(async (tx) => {
+      await sql`WITH w AS (${insert(tx, [{ id: 'r5', kind: 'R', amount: 5n, note: null }])}) SELECT 1`.execute(tx);
+    });
+    expect(builds).toBe(2);
+    const { rows } = await sql<ShapeRow>`SELECT * FROM shape_rows WHERE kind = 'R' ORDER BY id`.execute(database.db);
+    expect(rows).toEqual([
+      { id: 'r1', kind: 'R', amount: 1n, note: null },
+      { id: 'r2', kind: 'R', amount: 2n, note: 'two' },
+      { id: 'r3', kind: 'R', amount: 3n, note: 'three' },
+      { id: 'r4', kind: 'R', amount: 4n, note: null },
+      { id: 'r5', kind: 'R', amount: 5n, note: null },
+    ]);
+  });
+
+  it('gives rows with other columns a text of their own, and refuses a row without a value or an empty list', async () => {
+    const insert = rowsShape((executor: Executor, rows: readonly Partial<ShapeRow>[]) => db(executor).insertInto('shape_rows').values(rows as ShapeRow[]));
+    await insert(database.db, [{ id: 's1', kind: 'S', amount: 1n, note: 'x' }]).execute(database.db);
+    await insert(database.db, [{ id: 's2', kind: 'S', amount: 2n }]).execute(database.db);
+    const { rows } = await sql<ShapeRow>`SELECT * FROM shape_rows WHERE kind = 'S' ORDER BY id`.execute(database.db);
+    expect(rows).toEqual([
+      { id: 's1', kind: 'S', amount: 1n, note: 'x' },
+      { id: 's2', kind: 'S', amount: 2n, note: null },
+    ]);
+    expect(() => insert(database.db, [{ id: 's3', kind: 'S', amount: 3n }, { id: 's4', kind: 'S' }])).toThrow(/no value for amount of row 1/);
+    expect(() => insert(database.db, [])).toThrow(/no rows/);
   });
 });

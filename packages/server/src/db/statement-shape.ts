@@ -53,3 +53,43 @@ export function statementShape<Args extends Record<string, unknown>, Row>(build:
     return sql<Row>(compiled.fragments, ...values);
   };
 }
+
+/** Shapes one `rowsShape` keeps (row counts and column sets). */
+const MAX_ROWS_SHAPES = 64;
+
+/**
+ * An INSERT of a list of rows as statement shapes: one text per row count (and set of columns),
+ * built and compiled once for each (a unit of work writes its 1-3 events and 2-3 postings this way
+ * on every money move). Every row of one call has the first row's columns (pass null for NULL), and
+ * every value is a value, not an SQL expression.
+ */
+export function rowsShape<Row extends Record<string, unknown>, Result>(build: (executor: Executor, rows: readonly Row[]) => Compilable<Result>): (executor: Executor, rows: readonly Row[]) => RawBuilder<Result> {
+  const byCountAndColumns = new Map<string, { fragments: TemplateStringsArray; slots: ({ row: number; column: string } | { value: unknown })[] }>();
+  return (executor, rows) => {
+    if (rows.length === 0) throw new Error('rows shape: no rows to insert');
+    const columns = Object.keys(rows[0]!);
+    const key = `${rows.length}:${columns.join(',')}`;
+    let shape = byCountAndColumns.get(key);
+    if (!shape) {
+      const standIns = rows.map((_, row) => Object.fromEntries(columns.map((column) => [column, { [SLOT]: JSON.stringify([row, column]) }])) as Row);
+      const { fragments, slots } = compileShape(build(executor, standIns).compile());
+      shape = {
+        fragments,
+        slots: slots.map((slot) => {
+          if (!('arg' in slot)) return slot;
+          const [row, column] = JSON.parse(slot.arg) as [number, string];
+          return { row, column };
+        }),
+      };
+      // A caller inserting lists of many sizes keeps the first shapes; the rest are compiled each time.
+      if (byCountAndColumns.size < MAX_ROWS_SHAPES) byCountAndColumns.set(key, shape);
+    }
+    const values = shape.slots.map((slot) => {
+      if (!('row' in slot)) return slot.value;
+      const value = rows[slot.row]![slot.column];
+      if (value === undefined) throw new Error(`rows shape: no value for ${slot.column} of row ${slot.row} (pass null for NULL)`);
+      return value;
+    });
+    return sql<Result>(shape.fragments, ...values);
+  };
+}

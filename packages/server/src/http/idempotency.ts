@@ -4,7 +4,7 @@ import { transact } from '../db/transact.js';
 import type { Clock } from '../lib/clock.js';
 import { idempotencyKeyInProgress, idempotencyKeyReused, invalidInput, unauthorized } from '../core/errors.js';
 import { SignatureRequired } from '../core/signature.js';
-import { openUnitOfWork, type DeferredWrite, type Scope, type UnitOfWork } from '../core/unit-of-work.js';
+import { openUnitOfWork, sendTogether, type DeferredWrite, type Scope, type UnitOfWork } from '../core/unit-of-work.js';
 import { canonicalJson } from '../lib/json.js';
 import { sha256Hex } from '../lib/secrets.js';
 import type { Sealer } from '../lib/sealed.js';
@@ -158,7 +158,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       await db.deleteFrom('idempotency_keys').where('platform_id', '=', scope.platformId).where('key', '=', storedKey(scope, key)).execute();
       throw error;
     }
-    await transact(db, (tx) => tx.executeQuery(storing(tx, scope, key, answer).compile()));
+    await transact(db, (tx) => sendTogether(tx, [storing(tx, scope, key, answer)]));
     return { replayed: false, ...answer };
   }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/schema.js';
-import { newId, type JobId } from '../core/ids.js';
+import type { Db, Executor } from '../db/schema.js';
+import { statementShape } from '../db/statement-shape.js';
+import { newId, type JobId, type PlatformId } from '../core/ids.js';
 import { openUnitOfWork, type UnitOfWork } from '../core/unit-of-work.js';
 import type { Clock } from '../lib/clock.js';
 import { createPoller } from '../lib/poller.js';
@@ -13,15 +14,16 @@ export type JobHandler = (uow: UnitOfWork, payload: Record<string, unknown>) => 
 
 const MAX_ATTEMPTS = 20;
 
+/** A job's row (one statement text, db/statement-shape.ts: a transfer out schedules its settlement this way). */
+const insertJob = statementShape((executor: Executor, job: { id: JobId; platformId: PlatformId; kind: string; payload: string; runAt: Date; at: Date }) =>
+  executor.insertInto('jobs').values({ id: job.id, platform_id: job.platformId, kind: job.kind, payload: job.payload, run_at: job.runAt, status: 'PENDING', created_at: job.at, updated_at: job.at }),
+);
+
 /** Schedules work inside the caller's transaction, so it exists exactly when the change that needs it commits. */
 export async function scheduleJob(uow: UnitOfWork, job: { kind: string; payload: Record<string, unknown>; runAt: Date }): Promise<JobId> {
   const id = newId('Job');
   // Nothing reads a job back in the unit of work that schedules it: sent with its last statement.
-  uow.later(
-    uow.tx
-      .insertInto('jobs')
-      .values({ id, platform_id: uow.platformId, kind: job.kind, payload: JSON.stringify(job.payload), run_at: job.runAt, status: 'PENDING', created_at: uow.now, updated_at: uow.now }),
-  );
+  uow.later(insertJob(uow.tx, { id, platformId: uow.platformId, kind: job.kind, payload: JSON.stringify(job.payload), runAt: job.runAt, at: uow.now }));
   // A job due now runs when this commits; one due later is found by the runner's poll.
   if (job.runAt.getTime() <= uow.now.getTime()) wakeAfterCommit(uow.tx, 'jobs');
   return Promise.resolve(id);

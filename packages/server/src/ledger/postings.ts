@@ -1,7 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { uuidv7 } from '../lib/uuid7.js';
-import type { Executor, LedgerAccountsTable, Tx } from '../db/schema.js';
-import { statementShape } from '../db/statement-shape.js';
+import type { Executor, LedgerAccountsTable, LedgerEntriesTable, LedgerPostingsTable, Tx } from '../db/schema.js';
+import { rowsShape, statementShape } from '../db/statement-shape.js';
 import { newId, type CardTransactionId, type HoldId, type LedgerEntryId, type PlatformId, type PostingAccountId, type TransactionId } from '../core/ids.js';
 import type { DeferredWrite } from '../core/unit-of-work.js';
 import { lockedRows } from '../db/locked-rows.js';
@@ -111,6 +111,10 @@ async function moveLocked(tx: Tx, entry: EntryInput, posting: Posting, row: Move
  * entry and postings rows are queued for the unit of work's last statement instead of sent at
  * once; the balances move at once either way.
  */
+/** An entry's rows, inserted as statement shapes (db/statement-shape.ts): every money move writes them. */
+const insertEntry = rowsShape((executor: Executor, rows: readonly Insertable<LedgerEntriesTable>[]) => executor.insertInto('ledger_entries').values(rows));
+const insertPostings = rowsShape((executor: Executor, rows: readonly Insertable<LedgerPostingsTable>[]) => executor.insertInto('ledger_postings').values(rows));
+
 export async function postEntry(tx: Tx, entry: EntryInput, defer?: (write: DeferredWrite) => void): Promise<{ entryId: LedgerEntryId; accounts: MovedAccount[] }> {
   const netted = netPerAccount(entry.postings);
   const moved: MovedAccount[] = [];
@@ -143,8 +147,8 @@ export async function postEntry(tx: Tx, entry: EntryInput, defer?: (write: Defer
   }));
   if (defer) {
     // Nothing reads an entry back in the unit of work that books it: sent with its last statement.
-    defer(tx.insertInto('ledger_entries').values(entryRow));
-    defer(tx.insertInto('ledger_postings').values(postingRows));
+    defer(insertEntry(tx, [entryRow]));
+    defer(insertPostings(tx, postingRows));
   } else {
     // The entry and its postings in one round trip.
     await tx.with('entry', (db) => db.insertInto('ledger_entries').values(entryRow)).insertInto('ledger_postings').values(postingRows).execute();
