@@ -82,7 +82,8 @@ describe('rowsShape', () => {
       { id: 's1', kind: 'S', amount: 1n, note: 'x' },
       { id: 's2', kind: 'S', amount: 2n, note: null },
     ]);
-    expect(() => insert(database.db, [{ id: 's3', kind: 'S', amount: 3n }, { id: 's4', kind: 'S' }])).toThrow(/no value for amount of row 1/);
+    expect(() => insert(database.db, [{ id: 's3', kind: 'S', amount: 3n }, { id: 's4', kind: 'S', amount: undefined }])).toThrow(/no value for amount of row 1/);
+    expect(() => insert(database.db, [{ id: 's5', kind: 'S', amount: 5n }, { id: 's6', kind: 'S', amount: 6n, note: 'lost' }])).toThrow(/row 1 has other columns/);
     expect(() => insert(database.db, [])).toThrow(/no rows/);
   });
 });

@@ -84,6 +84,10 @@ export function rowsShape<Row extends Record<string, unknown>, Result>(build: (e
       // A caller inserting lists of many sizes keeps the first shapes; the rest are compiled each time.
       if (byCountAndColumns.size < MAX_ROWS_SHAPES) byCountAndColumns.set(key, shape);
     }
+    // A row with a column the first lacks would lose it silently (the text has no place for it).
+    for (let i = 1; i < rows.length; i++) {
+      if (Object.keys(rows[i]!).length !== columns.length) throw new Error(`rows shape: row ${i} has other columns than the first (${columns.join(', ')})`);
+    }
     const values = shape.slots.map((slot) => {
       if (!('row' in slot)) return slot.value;
       const value = rows[slot.row]![slot.column];
