@@ -7,6 +7,9 @@ import { toJson } from '../lib/json.js';
 import { wakeAfterCommit } from '../db/wake.js';
 import { rowsShape } from '../db/statement-shape.js';
 
+/** Events' rows, inserted as statement shapes (db/statement-shape.ts): every money move writes one or more. */
+const insertEvents = rowsShape((executor: Executor, rows: readonly Insertable<EventsTable>[]) => executor.insertInto('events').values(rows));
+
 /**
  * Writes events to the outbox inside the caller's transaction, in one round trip and in the given
  * order, so they exist exactly when the change they describe was committed: the last step of a
@@ -14,9 +17,6 @@ import { rowsShape } from '../db/statement-shape.js';
  * table. Services do not call this: they emit through their unit of work, which checks each type
  * against the event catalogue.
  */
-/** Events' rows, inserted as statement shapes (db/statement-shape.ts): every money move writes one or more. */
-const insertEvents = rowsShape((executor: Executor, rows: readonly Insertable<EventsTable>[]) => executor.insertInto('events').values(rows));
-
 export async function writeEvents(tx: Tx, platformId: PlatformId, at: Date, events: readonly { type: string; data: unknown }[]): Promise<EventEnvelope[]> {
   const insert = eventsInsert(tx, platformId, at, events);
   if (!insert) return [];

@@ -101,6 +101,10 @@ async function moveLocked(tx: Tx, entry: EntryInput, posting: Posting, row: Move
   return { ...row, total_minor: row.total_minor + posting.amount, updated_at: entry.at };
 }
 
+/** An entry's rows, inserted as statement shapes (db/statement-shape.ts): every money move writes them. */
+const insertEntry = rowsShape((executor: Executor, rows: readonly Insertable<LedgerEntriesTable>[]) => executor.insertInto('ledger_entries').values(rows));
+const insertPostings = rowsShape((executor: Executor, rows: readonly Insertable<LedgerPostingsTable>[]) => executor.insertInto('ledger_postings').values(rows));
+
 /**
  * Posts a balanced entry inside the caller's transaction. Each account's maintained balance moves
  * with one conditional UPDATE that takes the row lock and refuses to take a non-negative account
@@ -111,10 +115,6 @@ async function moveLocked(tx: Tx, entry: EntryInput, posting: Posting, row: Move
  * entry and postings rows are queued for the unit of work's last statement instead of sent at
  * once; the balances move at once either way.
  */
-/** An entry's rows, inserted as statement shapes (db/statement-shape.ts): every money move writes them. */
-const insertEntry = rowsShape((executor: Executor, rows: readonly Insertable<LedgerEntriesTable>[]) => executor.insertInto('ledger_entries').values(rows));
-const insertPostings = rowsShape((executor: Executor, rows: readonly Insertable<LedgerPostingsTable>[]) => executor.insertInto('ledger_postings').values(rows));
-
 export async function postEntry(tx: Tx, entry: EntryInput, defer?: (write: DeferredWrite) => void): Promise<{ entryId: LedgerEntryId; accounts: MovedAccount[] }> {
   const netted = netPerAccount(entry.postings);
   const moved: MovedAccount[] = [];
