@@ -11,14 +11,13 @@ export function hashSecret(secret: string): string {
 }
 
 /**
- * Compares a presented secret with a stored hash in constant time. The stored hash may be given as
- * its bytes (a caller that checks the same one on every request keeps them decoded); the one-shot
- * `hash` costs a fraction of a `createHash` object, which showed in every authenticated request.
+ * Compares a presented secret with a stored hash's bytes in constant time (the caller, which checks
+ * the same hash on every request, keeps it decoded); the one-shot `hash` costs a fraction of a
+ * `createHash` object, which showed in every authenticated request.
  */
-export function secretMatches(secret: string, storedHash: string | Buffer): boolean {
+export function secretMatches(secret: string, storedHash: Buffer): boolean {
   const presented = hash('sha256', secret, 'buffer');
-  const stored = typeof storedHash === 'string' ? Buffer.from(storedHash, 'hex') : storedHash;
-  return stored.length === presented.length && timingSafeEqual(presented, stored);
+  return storedHash.length === presented.length && timingSafeEqual(presented, storedHash);
 }
 
 export function sha256Hex(value: string): string {
