@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import { hashSecret } from '../../lib/secrets.js';
 import type { Selectable } from 'kysely';
 import type { Db, Executor } from '../../db/schema.js';
 import type { AgentsTable } from './tables.js';
@@ -56,8 +57,6 @@ export function agentView(row: AgentRow, now: Date): AgentView {
     updatedAt: row.updated_at.toISOString(),
   };
 }
-
-export const hashSecret = (value: string) => createHash('sha256').update(value).digest('hex');
 
 function newDeviceCode(): string {
   let code = '';
