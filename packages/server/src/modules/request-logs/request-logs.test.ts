@@ -65,6 +65,29 @@ describe('the request log (GET /logs/requests)', () => {
     expect(theirs.body.data).toHaveLength(0);
   });
 
+  it("a row's id shares the UUID of the request id this server made; a request id the client chose and resent gets a row each; the time is the request's, to the millisecond", async () => {
+    const p = await t.newPlatform('logs-ids');
+    const before = Date.now();
+    const made = await t.api(p, 'GET', '/customers');
+    const chosen = 'Request:01a22b86-0000-7000-8000-00000000c0de';
+    const first = await t.api(p, 'GET', '/customers?first', undefined, { 'x-request-id': chosen });
+    const resent = await t.api(p, 'GET', '/customers?resent', undefined, { 'x-request-id': chosen });
+    const after = Date.now();
+    expect([made.status, first.headers['x-request-id'], resent.headers['x-request-id']]).toEqual([200, chosen, chosen]);
+    await t.container.requestLogs.flush();
+
+    const rows = (await t.api<List<RequestLog>>(p, 'GET', '/logs/requests?sortOrder=asc&limit=100')).body.data;
+    expect(rows.map((r) => r.requestId)).toEqual([made.headers['x-request-id'], chosen, chosen]);
+    expect(rows[0]!.id).toBe(`RequestLog:${String(made.headers['x-request-id']).slice('Request:'.length)}`);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(3);
+    for (const row of rows) {
+      expect(row.id).toMatch(/^RequestLog:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const at = Date.parse(row.createdAt);
+      expect(at).toBeGreaterThanOrEqual(before);
+      expect(at).toBeLessThanOrEqual(after);
+    }
+  });
+
   it('a stream (Accept: text/event-stream) sends each request as it completes; Last-Event-ID resumes', async () => {
     const p = await t.newPlatform('logs-stream');
     const abort = new AbortController();

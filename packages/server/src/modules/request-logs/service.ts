@@ -1,7 +1,7 @@
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { sql } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { newId } from '../../core/ids.js';
+import { newId, type Id } from '../../core/ids.js';
 import type { Scope } from '../../core/unit-of-work.js';
 import { afterPosition, currentPosition, followRows, parsePosition, START, TXID, type CommitPosition } from '../../db/commit-order.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
@@ -27,6 +27,7 @@ const FLUSH_ROWS = 500;
 /** Beyond this many unwritten rows (the database is down), new ones are dropped, not kept in memory. */
 const MAX_PENDING = 20_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
+const REQUEST_ID_PREFIX = 'Request:';
 const KEY = /^RequestLog:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function requestLogView(row: Omit<Row, 'txid' | 'platform_id'>) {
@@ -56,20 +57,35 @@ function filtered<O>(query: SelectQueryBuilder<Database & { t: RequestLogsTable 
   return q;
 }
 
+/** A row as it waits to be written: its time as epoch milliseconds (a number encodes 5x cheaper than a Date). */
+type PendingRow = Omit<Row, 'txid' | 'created_at'> & { created_ms: number };
+
 /**
  * One INSERT of any number of rows, each column sent as one array: the same statement text for a
  * batch of 1 row or 500, so PostgreSQL prepares it once per connection (a multi-row VALUES list has
  * a text per row count, which filled the connection's prepared statements with request-log inserts)
  * and the statement is built without a query builder's work per value.
  */
-async function insertRows(db: Db, rows: readonly Omit<Row, 'txid'>[]): Promise<void> {
-  const column = <K extends keyof Omit<Row, 'txid'>>(key: K) => rows.map((row) => row[key]);
+async function insertRows(db: Db, rows: readonly PendingRow[]): Promise<void> {
+  const column = <K extends keyof PendingRow>(key: K) => rows.map((row) => row[key]);
   await sql`
     INSERT INTO request_logs (id, platform_id, request_id, method, path, status, code, duration_ms, actor_id, idempotency_key, created_at)
-    SELECT * FROM unnest(
+    SELECT id, platform_id, request_id, method, path, status, code, duration_ms, actor_id, idempotency_key, 'epoch'::timestamptz + created_ms * interval '1 millisecond'
+    FROM unnest(
       ${column('id')}::text[], ${column('platform_id')}::text[], ${column('request_id')}::text[], ${column('method')}::text[], ${column('path')}::text[],
       ${column('status')}::integer[], ${column('code')}::text[], ${column('duration_ms')}::integer[], ${column('actor_id')}::text[],
-      ${column('idempotency_key')}::text[], ${column('created_at')}::timestamptz[])`.execute(db);
+      ${column('idempotency_key')}::text[], ${column('created_ms')}::bigint[]
+    ) AS r(id, platform_id, request_id, method, path, status, code, duration_ms, actor_id, idempotency_key, created_ms)`.execute(db);
+}
+
+/**
+ * A request whose id this server made (no X-Request-Id was sent) has a fresh UUIDv7 already: its
+ * log row takes the same UUID rather than drawing another per request. An id the client chose may
+ * repeat (a retry that resends it), so that request's row gets its own.
+ */
+function logIdOf(request: FastifyRequest): Id<'RequestLog'> {
+  const id = request.id;
+  return !request.headers['x-request-id'] && id.startsWith(REQUEST_ID_PREFIX) ? (`RequestLog:${id.slice(REQUEST_ID_PREFIX.length)}` as Id<'RequestLog'>) : newId('RequestLog');
 }
 
 export type RequestLogService = ReturnType<typeof createRequestLogService>;
@@ -81,13 +97,13 @@ export type RequestLogService = ReturnType<typeof createRequestLogService>;
  * the retention are pruned.
  */
 export function createRequestLogService({ db, retentionDays }: { db: Db; retentionDays: number }) {
-  let pending: Omit<Row, 'txid'>[] = [];
+  let pending: PendingRow[] = [];
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
   let lastPrune = 0;
   let stopped = false;
 
-  async function write(rows: Omit<Row, 'txid'>[]): Promise<void> {
+  async function write(rows: PendingRow[]): Promise<void> {
     if (rows.length === 0) return;
     try {
       await insertRows(db, rows);
@@ -123,10 +139,11 @@ export function createRequestLogService({ db, retentionDays }: { db: Db; retenti
     record(request: FastifyRequest, reply: FastifyReply): void {
       const auth = request.auth;
       if (!auth || stopped || pending.length >= MAX_PENDING) return;
-      const url = request.url.split('?')[0] ?? '/';
+      const query = request.url.indexOf('?');
+      const url = query < 0 ? request.url : request.url.slice(0, query);
       const key = request.headers['idempotency-key'];
       pending.push({
-        id: newId('RequestLog'),
+        id: logIdOf(request),
         platform_id: auth.platformId,
         request_id: String(request.id).slice(0, 200),
         method: request.method,
@@ -136,7 +153,7 @@ export function createRequestLogService({ db, retentionDays }: { db: Db; retenti
         duration_ms: Math.round(reply.elapsedTime),
         actor_id: auth.agent ? auth.agent.id : auth.tokenId,
         idempotency_key: typeof key === 'string' ? key.slice(0, 255) : null,
-        created_at: new Date(),
+        created_ms: Date.now(),
       });
       if (pending.length >= FLUSH_ROWS) void flush();
       else schedule();
