@@ -30,6 +30,38 @@ import {
 } from './card-transaction-store.js';
 import { adviceBelowSettled, cardTransactionNotOpen } from './errors.js';
 import type { CardRow, CardTransactionRow } from './view.js';
+import { statementShape } from '../../db/statement-shape.js';
+import type { Executor } from '../../db/schema.js';
+
+/** A new card transaction's row, every column named: one statement text (db/statement-shape.ts), not a builder's work per authorization. */
+const insertCardTransaction = statementShape((executor: Executor, row: Omit<Selectable<CardTransactionsTable>, 'merchant'> & { merchant: string }) =>
+  executor.insertInto('card_transactions').values({
+    id: row.id,
+    platform_id: row.platform_id,
+    card_id: row.card_id,
+    customer_id: row.customer_id,
+    account_id: row.account_id,
+    kind: row.kind,
+    direction: row.direction,
+    status: row.status,
+    currency: row.currency,
+    issuer_transaction_token: row.issuer_transaction_token,
+    merchant: row.merchant,
+    hold_id: row.hold_id,
+    authorized_minor: row.authorized_minor,
+    settled_minor: row.settled_minor,
+    refunded_minor: row.refunded_minor,
+    pull_count: row.pull_count,
+    pull_total_minor: row.pull_total_minor,
+    pull_pending_count: row.pull_pending_count,
+    settlement_count: row.settlement_count,
+    refund_count: row.refund_count,
+    authorized_at: row.authorized_at,
+    last_event_at: row.last_event_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }),
+);
 
 /** An authorization as the network presents it, and what the network says of its pull. */
 export interface NetworkAuthorization {
@@ -176,7 +208,7 @@ async function open(deps: CardTransactionDeps, uow: UnitOfWork, card: CardRow, a
     created_at: uow.now,
     updated_at: uow.now,
   };
-  await writeWithNext(uow.tx, uow.tx.insertInto('card_transactions').values({ ...row, merchant: JSON.stringify(merchant) }));
+  await writeWithNext(uow.tx, insertCardTransaction(uow.tx, { ...row, merchant: JSON.stringify(merchant) }));
   await deps.transactions.index(uow, { id, kind: CARD, type: 'CARD', direction: row.direction, status, customerId: card.cardholder_id, accountId: funding.account, amount, currency: card.currency });
   await recordCardEvent(uow, id, auth.kind, amount, 'APPROVED', { merchantAmount: auth.amount, merchantCurrency: auth.currency });
   if (pulls === 1) {

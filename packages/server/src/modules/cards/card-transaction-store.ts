@@ -9,7 +9,9 @@ import type { UnitAhead } from '../../db/group-commit.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { writeWithNext } from '../../db/write-with-next.js';
 import { readWithNext } from '../../db/read-with-next.js';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
+import { statementShape } from '../../db/statement-shape.js';
+import type { CardEventsTable } from './tables.js';
 import { moves, type Ledger } from '../../ledger/index.js';
 import { insufficientFunds } from '../../ledger/errors.js';
 import { toJson } from '../../lib/json.js';
@@ -57,12 +59,25 @@ export async function lockCardTransaction(uow: UnitOfWork, cardId: CardId, id: C
   return row;
 }
 
-/** Keeps one step of a card transaction as a card event. */
-/** Records a card event; the row travels with the transaction's next statement (db/write-with-next.ts). */
+/** A card event's row: one statement text (db/statement-shape.ts), not a builder's work per event. */
+const insertCardEvent = statementShape((executor: Executor, row: Insertable<CardEventsTable> & { details: string }) =>
+  executor.insertInto('card_events').values({
+    id: row.id,
+    platform_id: row.platform_id,
+    card_transaction_id: row.card_transaction_id,
+    type: row.type,
+    amount_minor: row.amount_minor,
+    status: row.status,
+    details: row.details,
+    created_at: row.created_at,
+  }),
+);
+
+/** Keeps one step of a card transaction as a card event; the row travels with the transaction's next statement (db/write-with-next.ts). */
 export async function recordCardEvent(uow: UnitOfWork, id: CardTransactionId, type: string, amount: bigint, status: string, details: Record<string, unknown> = {}): Promise<void> {
   await writeWithNext(
     uow.tx,
-    uow.tx.insertInto('card_events').values({ id: uuidv7(), platform_id: uow.platformId, card_transaction_id: id, type, amount_minor: amount, status, details: toJson(details), created_at: uow.now }),
+    insertCardEvent(uow.tx, { id: uuidv7(), platform_id: uow.platformId, card_transaction_id: id, type, amount_minor: amount, status, details: toJson(details), created_at: uow.now }),
   );
 }
 

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/schema.js';
 import { writeWithNext } from '../../db/write-with-next.js';
+import { statementShape } from '../../db/statement-shape.js';
 import type { QuoteStatus } from './tables.js';
 import type { PlatformId, QuoteId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
@@ -13,6 +14,48 @@ export interface QuoteFilters extends PageParams {
   customerId?: CustomerId | undefined;
   status?: QuoteStatus | undefined;
 }
+
+type QuoteInsert = Omit<QuoteRow, 'payment_instructions' | 'source' | 'destination' | 'sca_challenge'> & {
+  payment_instructions: string | null;
+  source: string;
+  destination: string;
+  sca_challenge: string | null;
+};
+
+/** A new quote's row, every column named: one statement text (db/statement-shape.ts), not a builder's work per quote. */
+const insertQuoteRow = statementShape((executor: Executor, row: QuoteInsert) =>
+  executor.insertInto('quotes').values({
+    id: row.id,
+    platform_id: row.platform_id,
+    customer_id: row.customer_id,
+    status: row.status,
+    source_type: row.source_type,
+    source_account_id: row.source_account_id,
+    destination_account_id: row.destination_account_id,
+    sending_currency: row.sending_currency,
+    receiving_currency: row.receiving_currency,
+    locked_side: row.locked_side,
+    locked_amount: row.locked_amount,
+    total_sending_minor: row.total_sending_minor,
+    principal_minor: row.principal_minor,
+    service_fees_minor: row.service_fees_minor,
+    platform_fees_minor: row.platform_fees_minor,
+    total_receiving_minor: row.total_receiving_minor,
+    exchange_rate: row.exchange_rate,
+    mid_rate: row.mid_rate,
+    transaction_id: row.transaction_id,
+    funding_reference: row.funding_reference,
+    payment_instructions: row.payment_instructions,
+    source: row.source,
+    destination: row.destination,
+    description: row.description,
+    sca_challenge: row.sca_challenge,
+    expires_at: row.expires_at,
+    executed_at: row.executed_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }),
+);
 
 /** The quotes table: every query scoped to the platform. */
 export const quoteRepo = {
@@ -69,7 +112,7 @@ export const quoteRepo = {
     const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
     await writeWithNext(
       uow.tx,
-      uow.tx.insertInto('quotes').values({
+      insertQuoteRow(uow.tx, {
         ...row,
         payment_instructions: json(row.payment_instructions),
         source: JSON.stringify(row.source),

@@ -212,8 +212,10 @@ function transactionValues(uow: UnitOfWork, input: NewTransaction) {
   };
 }
 
-/** A new transaction's row, every column named (one statement text, db/statement-shape.ts): the money routes' insert, sent with the next statement. */
-const insertTransactionRow = statementShape((executor: Executor, row: ReturnType<typeof transactionValues> & { details: string }) =>
+type TransactionInsert = Omit<Selectable<TransactionsTable>, 'details' | 'receipt_delivery_confirmed_at'> & { details: string };
+
+/** A new transaction's row, every column named (one statement text, db/statement-shape.ts): the money routes' insert and a listed payment's, sent with the next statement. */
+const insertTransactionRow = statementShape((executor: Executor, row: TransactionInsert) =>
   executor.insertInto('transactions').values({
     id: row.id,
     platform_id: row.platform_id,
@@ -274,31 +276,32 @@ export interface IndexEntry {
  * and its listing (ModuleDefinition.listings) gives its `type` and its id type.
  */
 export async function indexPayment(uow: UnitOfWork, entry: IndexEntry): Promise<void> {
-  const insert = uow.tx.insertInto('transactions').values({
-      id: entry.id,
-      platform_id: uow.platformId,
-      customer_id: entry.customerId,
-      kind: entry.kind,
-      type: entry.type,
-      direction: entry.direction,
-      status: entry.status,
-      sender_account_id: entry.direction === 'DEBIT' ? entry.accountId : null,
-      receiver_account_id: entry.direction === 'CREDIT' ? entry.accountId : null,
-      sent_minor: entry.amount,
-      sent_currency: entry.currency,
-      received_minor: null,
-      received_currency: null,
-      fees_minor: null,
-      exchange_rate: null,
-      quote_id: null,
-      reference: null,
-      description: null,
-      failure_reason: null,
-      settled_at: null,
-      details: '{}',
-      created_at: uow.now,
-      updated_at: uow.now,
-    });
+  const insert = insertTransactionRow(uow.tx, {
+    id: entry.id,
+    platform_id: uow.platformId,
+    customer_id: entry.customerId,
+    kind: entry.kind,
+    type: entry.type,
+    direction: entry.direction,
+    status: entry.status,
+    sender_account_id: entry.direction === 'DEBIT' ? entry.accountId : null,
+    receiver_account_id: entry.direction === 'CREDIT' ? entry.accountId : null,
+    sent_minor: entry.amount,
+    sent_currency: entry.currency,
+    received_minor: null,
+    received_currency: null,
+    fees_minor: null,
+    platform_fees_minor: null,
+    exchange_rate: null,
+    quote_id: null,
+    reference: null,
+    description: null,
+    failure_reason: null,
+    settled_at: null,
+    details: '{}',
+    created_at: uow.now,
+    updated_at: uow.now,
+  });
   // Nothing reads it back but what follows in the transaction, which sees it.
   await writeWithNext(uow.tx, insert);
 }
