@@ -36,7 +36,7 @@ import { ledgerCheck, type RawTarget } from './lib/raw.js';
 import { openPgliteRaw, openPostgresRaw } from './lib/raw-targets.js';
 import { describeMachine, report } from './lib/report.js';
 import { call, startServer, stopServer, withThrowawayPostgres, type Server } from './lib/server.js';
-import { CONNECTIONS, DATABASES, MONEY_SECONDS, ONLY, progress, SECONDS, WARMUP_SECONDS } from './lib/settings.js';
+import { CONNECTIONS, DATABASES, MONEY_SECONDS, ONLY, progress, SECONDS, SETTLE_AFTER_MS, WARMUP_SECONDS } from './lib/settings.js';
 import { createMoneyAccounts, type MoneyAccount } from './lib/setup.js';
 import { soak } from './lib/soak.js';
 import { parseDuration } from './lib/soak-verdict.js';
@@ -108,7 +108,7 @@ async function benchPglite(notes: string[]): Promise<Row[]> {
       rmSync(rawDir, { recursive: true, force: true });
     },
     async () => {
-      const server = await startServer('PGlite', { DATA_DIR: dataDir });
+      const server = await startServer('PGlite', { DATA_DIR: dataDir, MONETA_SANDBOX_SETTLE_AFTER_MS: String(SETTLE_AFTER_MS) });
       try {
         return await benchServer('PGlite', server, async (accounts) => (raw = await openPgliteRaw(join(rawDir, 'pglite'), accounts.length)), notes);
       } finally {
@@ -121,7 +121,7 @@ async function benchPglite(notes: string[]): Promise<Row[]> {
 async function benchPostgres(notes: string[]): Promise<Row[]> {
   let raw: RawTarget | undefined;
   const rows = await withThrowawayPostgres(notes, () => raw?.close(), async ({ url, dataDir }) => {
-    const server = await startServer('PostgreSQL', { DATABASE_URL: url, DATA_DIR: dataDir });
+    const server = await startServer('PostgreSQL', { DATABASE_URL: url, DATA_DIR: dataDir, MONETA_SANDBOX_SETTLE_AFTER_MS: String(SETTLE_AFTER_MS) });
     try {
       return await benchServer('PostgreSQL', server, async (accounts) => (raw = await openPostgresRaw(url, accounts)), notes);
     } finally {

@@ -38,6 +38,13 @@ export const SECONDS = intSetting('BENCH_SECONDS', 8, 1, 3600);
 export const MONEY_SECONDS = intSetting('BENCH_MONEY_SECONDS', 5, 1, 3600);
 export const CONNECTIONS = intSetting('BENCH_CONNECTIONS', 16, 1, 1024);
 export const WARMUP_SECONDS = intSetting('BENCH_WARMUP_SECONDS', 1, 0, 60);
+/**
+ * The sandbox's settlement delay for the bench's servers (MONETA_SANDBOX_SETTLE_AFTER_MS): past a
+ * money scenario's warm-up and window, so the transfers and payouts a scenario makes settle after it
+ * is measured (then awaited), as the one-round-trip ceiling's jobs, scheduled far ahead, never run in
+ * its window. With the sandbox's 2 s, settlements ran inside the API's window only.
+ */
+export const SETTLE_AFTER_MS = (WARMUP_SECONDS + MONEY_SECONDS + 2) * 1000;
 /** Quotes executed in each wallet scenario (each quote once); bounded by count, not time. */
 export const WALLET_QUOTES = intSetting('BENCH_WALLET_QUOTES', 400, 10, 20_000);
 /** Stamp verifications timed in process (bounded by count). */

@@ -155,7 +155,7 @@ export async function awaitSettlements(label: string, scenario: string, pending:
 /**
  * Sandbox funding and transfer-out, amount 1, on one account (hot) and round-robin over every
  * account (spread), each beside the same move by hand (`rawFund`, `rawTransferOut`); the transfers'
- * settlements are awaited before the next measurement.
+ * settlements (scheduled past the window: SETTLE_AFTER_MS) are awaited before the next measurement.
  */
 export async function benchMoney(
   label: string,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CURRENCY_CODES } from './lib/currencies.js';
 import { parseAllowList } from './outbound/allow-list.js';
+import { SANDBOX_SETTLEMENT_DELAY_MS } from './sandbox/transfer-outcomes.js';
 
 export type Mode = 'sandbox' | 'production';
 
@@ -24,6 +25,11 @@ export interface Config {
    * read with no authentication, no scope and no view (the ceiling `npm run bench` compares with).
    */
   benchCeilings: boolean;
+  /**
+   * MONETA_SANDBOX_SETTLE_AFTER_MS (sandbox only): how long the sandbox rail takes to settle a
+   * transfer out or complete a payout that goes through (2 s; the bench sets it past its window).
+   */
+  sandboxSettleAfterMs: number;
   apiTokenId: string | undefined;
   apiClientSecret: string | undefined;
   /** 32-byte key (hex or base64) that encrypts secrets kept at rest. */
@@ -159,6 +165,12 @@ function benchCeilingsSetting(env: NodeJS.ProcessEnv, mode: Mode): boolean {
   return true;
 }
 
+function sandboxSettleAfterSetting(env: NodeJS.ProcessEnv, mode: Mode): number {
+  const value = intSetting(env, 'MONETA_SANDBOX_SETTLE_AFTER_MS', SANDBOX_SETTLEMENT_DELAY_MS, 0, 3_600_000);
+  if (mode === 'production' && env.MONETA_SANDBOX_SETTLE_AFTER_MS) throw new ConfigError('MONETA_SANDBOX_SETTLE_AFTER_MS is for the sandbox only; a real rail settles when it settles');
+  return value;
+}
+
 /** Reads every setting from the environment, validated, with defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const modeRaw = (env.MONETA_MODE ?? 'sandbox').toLowerCase();
@@ -180,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     coalesceWrites: coalesceWritesSetting(env),
     coalesceLanes: env.MONETA_COALESCE_LANES ? intSetting(env, 'MONETA_COALESCE_LANES', 1, 1, 16) : undefined,
     benchCeilings: benchCeilingsSetting(env, mode),
+    sandboxSettleAfterMs: sandboxSettleAfterSetting(env, mode),
     apiTokenId: env.API_TOKEN_ID || undefined,
     apiClientSecret: env.API_CLIENT_SECRET || undefined,
     encryptionKey: env.MONETA_ENCRYPTION_KEY || undefined,

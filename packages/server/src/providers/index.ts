@@ -57,7 +57,7 @@ export function createProviders(config: Config): Providers {
       ? cachedRateSource(createSandboxRateSource({ spreadBps: config.fxSpreadBps }), { ttlMs: config.rateCacheSeconds * 1000 })
       : unconfiguredRateSource;
   return {
-    payoutRail: sandbox ? sandboxPayoutRail : unconfiguredPayoutRail,
+    payoutRail: sandbox ? sandboxPayoutRail(config.sandboxSettleAfterMs) : unconfiguredPayoutRail,
     fundingRail: sandbox ? sandboxFundingRail : unconfiguredFundingRail,
     rates,
     kyc: sandbox ? sandboxKycProvider : manualReviewProvider,

@@ -19,8 +19,8 @@ export const PAYOUT_SETTLEMENT_DELAY_MS = 2_000;
 export const PAYOUT_SLOW_DELAY_MS = 6 * 60_000;
 export const PAYOUT_RETURN_DELAY_MS = 30_000;
 
-export function sandboxPayoutOutcome(identifier: string): PayoutOutcome {
-  const afterMs = PAYOUT_SETTLEMENT_DELAY_MS;
+/** `afterMs`: how long a payout takes to complete or fail (MONETA_SANDBOX_SETTLE_AFTER_MS). */
+export function sandboxPayoutOutcome(identifier: string, afterMs = PAYOUT_SETTLEMENT_DELAY_MS): PayoutOutcome {
   // Compliance holds (issue 23), as on transfers: 021/023 wait and then complete, 022/024 wait and then fail COMPLIANCE_REJECTED, refunded.
   const hold = SANDBOX_COMPLIANCE_HOLDS[identifier.slice(-3)];
   if (hold) return { kind: 'complete', afterMs, hold };

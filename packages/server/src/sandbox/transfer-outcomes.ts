@@ -19,7 +19,6 @@ export const SANDBOX_SETTLEMENT_DELAY_MS = 2_000;
 export const SANDBOX_SLOW_FAILURE_DELAY_MS = 30_000;
 export const SANDBOX_COMPLIANCE_REVIEW_MS = 30_000;
 
-const settles = { kind: 'settle', afterMs: SANDBOX_SETTLEMENT_DELAY_MS, succeeds: true } as const;
 
 /** The compliance holds of the table above, by suffix. */
 export const SANDBOX_COMPLIANCE_HOLDS: Readonly<Record<string, ComplianceHold>> = {
@@ -29,7 +28,9 @@ export const SANDBOX_COMPLIANCE_HOLDS: Readonly<Record<string, ComplianceHold>> 
   '024': { reason: 'COUNTERPARTY_INFORMATION_REQUIRED', afterMs: SANDBOX_COMPLIANCE_REVIEW_MS, verdict: 'REJECT' },
 };
 
-export function sandboxTransferOutcome(identifier: string): SandboxTransferOutcome {
+/** `settleAfterMs`: how long a transfer that settles takes (MONETA_SANDBOX_SETTLE_AFTER_MS). */
+export function sandboxTransferOutcome(identifier: string, settleAfterMs = SANDBOX_SETTLEMENT_DELAY_MS): SandboxTransferOutcome {
+  const settles = { kind: 'settle', afterMs: settleAfterMs, succeeds: true } as const;
   const hold = SANDBOX_COMPLIANCE_HOLDS[identifier.slice(-3)];
   if (hold) return { ...settles, hold };
   switch (identifier.slice(-3)) {
