@@ -19,7 +19,6 @@ export const SANDBOX_SETTLEMENT_DELAY_MS = 2_000;
 export const SANDBOX_SLOW_FAILURE_DELAY_MS = 30_000;
 export const SANDBOX_COMPLIANCE_REVIEW_MS = 30_000;
 
-
 /** The compliance holds of the table above, by suffix. */
 export const SANDBOX_COMPLIANCE_HOLDS: Readonly<Record<string, ComplianceHold>> = {
   '021': { reason: 'COMPLIANCE_REVIEW', afterMs: SANDBOX_COMPLIANCE_REVIEW_MS, verdict: 'CLEAR' },
