@@ -175,6 +175,26 @@ describe('a USD -> MXN payout to a CLABE account', () => {
     await f.advance(3);
     expect((await api<Quote>(p, 'GET', `/quotes/${created.body.id}`)).body.status).toBe('COMPLETED');
   });
+
+  it("executions join their source account's group-commit lane: 12 quotes on one account executed at once each debit once, the last refused", async () => {
+    const { customerId, accountId } = await f.customerWithAccount('USD', 11 * 1_000);
+    const clabe = await f.clabeAccount(customerId);
+    const quotes: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const created = await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 1_000));
+      expect(created.status).toBe(201);
+      quotes.push(created.body.id);
+    }
+    // The lane a quote this process made is its source account's; an unknown quote's, its own id.
+    expect(quotes.map((id) => t.container.quotes.executionLane(id as never))).toEqual(quotes.map(() => accountId));
+    expect(t.container.quotes.executionLane('Quote:00000000-0000-7000-8000-000000000000' as never)).toBe('Quote:00000000-0000-7000-8000-000000000000');
+
+    const executed = await Promise.all(quotes.map((id) => api<Quote>(p, 'POST', `/quotes/${id}/execute`)));
+    expect(executed.filter((r) => r.status === 200)).toHaveLength(11);
+    const refused = executed.filter((r) => r.status !== 200);
+    expect(refused.map((r) => errorOf(r))).toEqual(['INVALID_AMOUNT INSUFFICIENT_FUNDS']);
+    expect(await f.balance(accountId)).toBe(0);
+  });
 });
 
 describe('a payout to an internal account in another currency', () => {

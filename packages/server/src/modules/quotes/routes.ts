@@ -93,9 +93,8 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         response: { 200: Quote },
       },
       errors: [...executable, fundedInRealTime, signatureMissing, signatureMalformed, signatureInvalid],
-      // The account it debits is known only once the quote is read: the quote's id spreads
-      // executions over the lanes (a UMA quote settles later, in a job).
-      lane: (req) => req.params.quoteId,
+      // The account it debits, when this process made the quote; else the quote's id (execution-lanes.ts).
+      lane: (req) => quotes.executionLane(req.params.quoteId),
     },
     (uow, req) => quotes.execute(uow, req.params.quoteId, { signature: walletSignatureOf(req.headers).signature }),
   );

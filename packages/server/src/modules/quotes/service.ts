@@ -15,6 +15,7 @@ import type { PlatformService } from '../platforms/service.js';
 import type { SignedRequestService } from '../signatures/service.js';
 import type { TransactionService, TransactionView } from '../transactions/service.js';
 import { createQuote } from './create.js';
+import { createExecutionLanes } from './execution-lanes.js';
 import type { PlatformFeeOverride } from './fee-override.js';
 import type { Limits } from '../transfers/limits.js';
 import { fundedFromAccount, fundedInRealTime, quoteAlreadyExecuted, quoteExpired, quotePendingAuthorization } from './errors.js';
@@ -119,8 +120,15 @@ export async function quoteFundsArrived(deps: QuoteServiceDeps, uow: UnitOfWork,
  * funds arrive. Creation lives in create.ts.
  */
 export function createQuoteService(deps: QuoteServiceDeps) {
+  const lanes = createExecutionLanes();
   return {
-    create: (uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> => createQuote(deps, uow, request),
+    async create(uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> {
+      const quote = await createQuote(deps, uow, request);
+      if (request.source.sourceType === 'ACCOUNT' && request.source.accountId) lanes.remember(quote.id, request.source.accountId);
+      return quote;
+    },
+    /** The group-commit lane its execution joins: its source account when this process made it (execution-lanes.ts). */
+    executionLane: (quoteId: QuoteId): string => lanes.laneOf(quoteId),
     get: (scope: Scope, quoteId: QuoteId): Promise<QuoteView> => getQuote(deps, scope, quoteId),
     /** GET /quotes (an older shape of the reference's, kept as an alias): the platform's quotes, paged. */
     list: ({ platformId, now }: Scope, filters: QuoteFilters): Promise<Page<QuoteView>> => quoteRepo.list(deps.db, platformId, now, filters, (row) => quoteView(row, now)),
