@@ -53,6 +53,13 @@ declare module 'autocannon' {
     }
   }
 
-  function autocannon(options: autocannon.Options): Promise<autocannon.Result>;
+  namespace autocannon {
+    /** A run: awaitable for its result, and an emitter of each response as it arrives. */
+    interface Instance extends PromiseLike<Result> {
+      on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): Instance;
+    }
+  }
+
+  function autocannon(options: autocannon.Options): autocannon.Instance;
   export default autocannon;
 }
