@@ -1008,4 +1008,30 @@ describe.skipIf(!haveChromium)('the dashboard of a production service', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('a draw that waited longer than a later one leaves the later one drawn (the first reading of the mode answered last)', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(PAGE_TIMEOUT);
+    // Sign-in draws twice at once (its own render and the hash change's), each reading the mode
+    // from /health until one has it: the first of those readings is answered 1.5 s late.
+    let healthReads = 0;
+    let lateAnswered!: () => void;
+    const lateAnswer = new Promise<void>((resolve) => (lateAnswered = resolve));
+    await page.route('**/health', async (route) => {
+      if (++healthReads > 1) return route.continue();
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+      lateAnswered();
+    });
+    await signIn(page, t.baseUrl!, t.platform);
+    await open(page, '#/sandbox');
+    await lateAnswer;
+    // The late draw, now past its wait, must not take the view back to "loading".
+    await page.waitForTimeout(300);
+    expect(await page.getAttribute('#view', 'data-route')).toBe('#/sandbox');
+    expect(await page.getAttribute('#view', 'data-state')).toBe('ready');
+    expect(await page.locator('#no-sandbox').count()).toBe(1);
+    expect(healthReads).toBeGreaterThanOrEqual(2);
+    await page.close();
+  });
 });

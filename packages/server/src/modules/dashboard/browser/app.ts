@@ -82,6 +82,10 @@ async function render(): Promise<void> {
     return;
   }
   await mode();
+  // A later draw began while this one waited (the sign-in's hash change and its own render race,
+  // and the first reading of the mode is a request): it owns the view; this one must not mark it
+  // loading again after that draw is done.
+  if (mine !== drawing) return;
   signin.hidden = true;
   shell.hidden = false;
   drawHeader();
