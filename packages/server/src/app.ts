@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import multipart from '@fastify/multipart';
 import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { uuidv7 } from './lib/uuid7.js';
+import { newId } from './core/ids.js';
 import { API_PREFIX, API_VERSION } from './config.js';
 import { createContainer, type AppDeps } from './container.js';
 import type { Container } from './contract/container.js';
@@ -53,7 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; c
     logController: new OneLinePerRequest(),
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
-    genReqId: () => `Request:${uuidv7()}`,
+    genReqId: () => newId('Request'),
     // Requests arriving while the app closes are refused in the error shape (below), not Fastify's.
     return503OnClosing: false,
     forceCloseConnections: 'idle',

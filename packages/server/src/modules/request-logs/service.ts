@@ -1,7 +1,7 @@
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { sql } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { newId, type Id } from '../../core/ids.js';
+import { hasPrefix, newId, uuidOf, type Id } from '../../core/ids.js';
 import type { Scope } from '../../core/unit-of-work.js';
 import { afterPosition, currentPosition, followRows, parsePosition, START, TXID, type CommitPosition } from '../../db/commit-order.js';
 import { paginate, type PageParams } from '../../db/paginate.js';
@@ -27,7 +27,6 @@ const FLUSH_ROWS = 500;
 /** Beyond this many unwritten rows (the database is down), new ones are dropped, not kept in memory. */
 const MAX_PENDING = 20_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
-const REQUEST_ID_PREFIX = 'Request:';
 const KEY = /^RequestLog:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function requestLogView(row: Omit<Row, 'txid' | 'platform_id'>) {
@@ -85,7 +84,7 @@ async function insertRows(db: Db, rows: readonly PendingRow[]): Promise<void> {
  */
 function logIdOf(request: FastifyRequest): Id<'RequestLog'> {
   const id = request.id;
-  return !request.headers['x-request-id'] && id.startsWith(REQUEST_ID_PREFIX) ? (`RequestLog:${id.slice(REQUEST_ID_PREFIX.length)}` as Id<'RequestLog'>) : newId('RequestLog');
+  return !request.headers['x-request-id'] && hasPrefix('Request', id) ? (`RequestLog:${uuidOf(id)}` as Id<'RequestLog'>) : newId('RequestLog');
 }
 
 export type RequestLogService = ReturnType<typeof createRequestLogService>;
