@@ -28,7 +28,7 @@ export interface ChangeRoute {
   /** False for work that calls out over the network: it runs between two short transactions, not inside one. */
   transactional: boolean;
   /** The group-commit lane of a request (RouteSpec.lane). */
-  lane?: ((request: FastifyRequest) => string | undefined) | undefined;
+  lane?: ((request: FastifyRequest) => string | undefined | Promise<string | undefined>) | undefined;
   /** What else a request's batch may read ahead for it (RouteSpec.readsAhead). */
   readsAhead?: ((request: FastifyRequest) => readonly (string | undefined)[]) | undefined;
 }
@@ -130,6 +130,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
     const scope = await requestScope(request, clock);
     const key = idempotencyKeyOf(request);
     const requestHash = key === undefined ? '' : sha256Hex(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
+    const lane = await route.lane?.(request);
     return transact(db, async (tx) => {
       if (key !== undefined) {
         const claimed = await claim(tx, scope, key, requestHash);
@@ -140,7 +141,7 @@ export function createChangeRunner({ db, clock, sealer }: { db: Db; clock: Clock
       // The answer is stored by the unit of work's last statement, with its events.
       await complete(key === undefined ? [] : [storing(tx, scope, key, answer)], { thenCommit: true });
       return { replayed: false, ...answer };
-    }, { lane: route.lane?.(request), owner: scope.platformId, reads: route.readsAhead?.(request).filter((id) => typeof id === 'string') });
+    }, { lane, owner: scope.platformId, reads: route.readsAhead?.(request).filter((id) => typeof id === 'string') });
   }
 
   /** Work that must not hold a transaction open: the key is claimed and committed first, the response stored after. */

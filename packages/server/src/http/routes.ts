@@ -40,9 +40,10 @@ export interface RouteSpec<S extends FastifySchema> {
    * a body field), so that with group commit on the moves of one account share batches
    * (db/group-commit.ts, lanes). Only the speed depends on it, never the outcome. A request without
    * one runs in a transaction of its own, as must one that waits on another server (a batch's unit
-   * holds back every unit after it).
+   * holds back every unit after it). A promise when the account must be read first (a quote's
+   * execution: modules/quotes/execution-lanes.ts); the read goes before the unit of work.
    */
-  lane?(this: void, request: ApiRequest<S>): string | undefined;
+  lane?(this: void, request: ApiRequest<S>): string | undefined | Promise<string | undefined>;
   /**
    * With a lane: ids of the other rows the change reads (an external account it pays), which its
    * group-commit batch may read for all its units in one round trip (db/group-commit.ts, read-aheads).

@@ -185,15 +185,45 @@ describe('a USD -> MXN payout to a CLABE account', () => {
       expect(created.status).toBe(201);
       quotes.push(created.body.id);
     }
-    // The lane a quote this process made is its source account's; an unknown quote's, its own id.
-    expect(quotes.map((id) => t.container.quotes.executionLane(id as never))).toEqual(quotes.map(() => accountId));
-    expect(t.container.quotes.executionLane('Quote:00000000-0000-7000-8000-000000000000' as never)).toBe('Quote:00000000-0000-7000-8000-000000000000');
+    // The lane of a quote this process made is its source account's, known without a read.
+    expect(quotes.map((id) => t.container.quotes.executionLane(p.id, id as never))).toEqual(quotes.map(() => accountId));
 
     const executed = await Promise.all(quotes.map((id) => api<Quote>(p, 'POST', `/quotes/${id}/execute`)));
     expect(executed.filter((r) => r.status === 200)).toHaveLength(11);
     const refused = executed.filter((r) => r.status !== 200);
     expect(refused.map((r) => errorOf(r))).toEqual(['INVALID_AMOUNT INSUFFICIENT_FUNDS']);
     expect(await f.balance(accountId)).toBe(0);
+  });
+
+  it('a process that did not make a quote reads its source account once for the lane (after a restart, or another process on the same database)', async () => {
+    const other = await createTestApp({}, { database: t.database, listen: true });
+    try {
+      const otherApi = httpApi(other);
+      const { customerId, accountId } = await f.customerWithAccount('USD', 5 * 1_000);
+      const clabe = await f.clabeAccount(customerId);
+      const quotes: string[] = [];
+      for (let i = 0; i < 6; i++) quotes.push((await api<Quote>(p, 'POST', '/quotes', quoteBody(accountId, clabe, 'SENDING', 1_000))).body.id);
+      const lanes = other.container.quotes;
+
+      const read = lanes.executionLane(p.id, quotes[0] as never);
+      expect(read).toBeInstanceOf(Promise);
+      expect(await read).toBe(accountId);
+      // Read once: known from then on.
+      expect(lanes.executionLane(p.id, quotes[0] as never)).toBe(accountId);
+      // Scoped to the calling platform: another platform's quote is not read (its lane is its id), nor is an unknown one.
+      const stranger = await other.newPlatform('Lane Stranger');
+      expect(await lanes.executionLane(stranger.id, quotes[1] as never)).toBe(quotes[1]);
+      expect(await lanes.executionLane(p.id, 'Quote:00000000-0000-7000-8000-000000000000' as never)).toBe('Quote:00000000-0000-7000-8000-000000000000');
+
+      // Executed through the other process at once: five debit, the sixth is refused, nothing overspent.
+      const executed = await Promise.all(quotes.map((id) => otherApi<Quote>(p, 'POST', `/quotes/${id}/execute`)));
+      expect(executed.filter((r) => r.status === 200)).toHaveLength(5);
+      expect(executed.filter((r) => r.status !== 200).map((r) => errorOf(r))).toEqual(['INVALID_AMOUNT INSUFFICIENT_FUNDS']);
+      expect(await f.balance(accountId)).toBe(0);
+      expect(quotes.map((id) => lanes.executionLane(p.id, id as never))).toEqual(quotes.map(() => accountId));
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import type { Executor } from '../../db/schema.js';
 import { writeWithNext } from '../../db/write-with-next.js';
 import { statementShape } from '../../db/statement-shape.js';
 import type { QuoteStatus } from './tables.js';
-import type { PlatformId, QuoteId } from '../../core/ids.js';
+import type { InternalAccountId, PlatformId, QuoteId } from '../../core/ids.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { quoteNotFound } from './errors.js';
 import type { QuoteRow } from './view.js';
@@ -59,6 +59,12 @@ const insertQuoteRow = statementShape((executor: Executor, row: QuoteInsert) =>
 
 /** The quotes table: every query scoped to the platform. */
 export const quoteRepo = {
+  /** The account a quote of the platform debits: null for a quote funded in real time, undefined for no such quote. */
+  async sourceAccount(executor: Executor, platformId: PlatformId, quoteId: QuoteId): Promise<InternalAccountId | null | undefined> {
+    const row = await executor.selectFrom('quotes').select('source_account_id').where('platform_id', '=', platformId).where('id', '=', quoteId).executeTakeFirst();
+    return row?.source_account_id;
+  },
+
   async find(executor: Executor, platformId: PlatformId, quoteId: QuoteId): Promise<QuoteRow> {
     const row = await executor.selectFrom('quotes').selectAll().where('platform_id', '=', platformId).where('id', '=', quoteId).executeTakeFirst();
     if (!row) throw quoteNotFound();

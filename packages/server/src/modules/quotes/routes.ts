@@ -93,8 +93,8 @@ export function quoteRoutes(r: Routes, { quotes }: { quotes: QuoteService }): vo
         response: { 200: Quote },
       },
       errors: [...executable, fundedInRealTime, signatureMissing, signatureMalformed, signatureInvalid],
-      // The account it debits, when this process made the quote; else the quote's id (execution-lanes.ts).
-      lane: (req) => quotes.executionLane(req.params.quoteId),
+      // The account it debits (read once when this process did not make the quote: execution-lanes.ts).
+      lane: (req) => (req.auth ? quotes.executionLane(req.auth.platformId, req.params.quoteId) : req.params.quoteId),
     },
     (uow, req) => quotes.execute(uow, req.params.quoteId, { signature: walletSignatureOf(req.headers).signature }),
   );

@@ -120,15 +120,15 @@ export async function quoteFundsArrived(deps: QuoteServiceDeps, uow: UnitOfWork,
  * funds arrive. Creation lives in create.ts.
  */
 export function createQuoteService(deps: QuoteServiceDeps) {
-  const lanes = createExecutionLanes();
+  const lanes = createExecutionLanes((platformId, quoteId) => quoteRepo.sourceAccount(deps.db, platformId, quoteId));
   return {
     async create(uow: UnitOfWork, request: QuoteRequest): Promise<QuoteView> {
       const quote = await createQuote(deps, uow, request);
       if (request.source.sourceType === 'ACCOUNT' && request.source.accountId) lanes.remember(quote.id, request.source.accountId);
       return quote;
     },
-    /** The group-commit lane its execution joins: its source account when this process made it (execution-lanes.ts). */
-    executionLane: (quoteId: QuoteId): string => lanes.laneOf(quoteId),
+    /** The group-commit lane its execution joins: its source account, read once when this process did not make it (execution-lanes.ts). */
+    executionLane: (platformId: PlatformId, quoteId: QuoteId): string | Promise<string> => lanes.laneOf(platformId, quoteId),
     get: (scope: Scope, quoteId: QuoteId): Promise<QuoteView> => getQuote(deps, scope, quoteId),
     /** GET /quotes (an older shape of the reference's, kept as an alias): the platform's quotes, paged. */
     list: ({ platformId, now }: Scope, filters: QuoteFilters): Promise<Page<QuoteView>> => quoteRepo.list(deps.db, platformId, now, filters, (row) => quoteView(row, now)),
