@@ -168,6 +168,31 @@ describe('events handed to this process’s deliverer', () => {
     for (const id of ids) expect(receiver.arrivals(id)).toBe(0);
   }, 90_000);
 
+  it('of a platform this process knows has no endpoint are written SKIPPED by their INSERT; once it has one, the next are delivered', async () => {
+    const receiver = await startReceiver();
+    const { database, services } = await setUp(receiver.url);
+    const quiet = await services.platforms.create(database.db, { name: 'Quiet', now: new Date() });
+    const statusesOf = async (ids: readonly string[]) =>
+      (await database.db.selectFrom('events').select(['delivery_status', 'lease_until', 'attempts']).where('id', 'in', ids).execute()).map((r) => [r.delivery_status, r.lease_until, r.attempts]);
+    const emit = async (count: number) =>
+      (await runUnitOfWork(database.db, scopeOf(quiet.id), (uow) => writeEvents(uow.tx, quiet.id, uow.now, Array.from({ length: count }, (_, i) => ({ type: 'HANDOFF.TEST', data: { i } }))))).map((e) => e.id);
+
+    // Its configuration read (as a money move's limits read it), the platform is known to have no endpoint.
+    expect(await services.platforms.webhookEndpoint(quiet.id)).toBeUndefined();
+    expect(services.platforms.knownWithoutWebhookEndpoint(quiet.id)).toBe(true);
+    const skipped = await emit(5);
+    // As they commit, not after the deliverer's later write: never leased, never attempted.
+    expect(await statusesOf(skipped)).toEqual(Array(5).fill(['SKIPPED', null, 0]));
+
+    await runUnitOfWork(database.db, scopeOf(quiet.id), (uow) => services.platforms.updateConfig(uow, { webhookEndpoint: receiver.url }));
+    expect(services.platforms.knownWithoutWebhookEndpoint(quiet.id)).toBe(false);
+    const delivered = await emit(3);
+    expect(await receiver.waitFor(delivered)).toBe(true);
+    await services.webhooks.runDue();
+    expect((await statusesOf(delivered)).map(([status]) => status)).toEqual(Array(3).fill('DELIVERED'));
+    for (const id of skipped) expect(receiver.arrivals(id)).toBe(0);
+  }, 90_000);
+
   it('past twice the room, are given back (lease and attempt) to be claimed, so every wave still fits in the lease', async () => {
     const receiver = await startReceiver({ hang: true });
     // A 5 s timeout in a 10 s lease: one wave of 16 requests fits, so the room is 16 events.

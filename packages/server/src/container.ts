@@ -68,6 +68,7 @@ export function createContainer(deps: AppDeps): Container {
     keys: infrastructure.signingKeys,
     outbound: providers.outbound,
     webhookEndpoint: (platformId) => registry.platforms.webhookEndpoint(platformId),
+    knownWithoutEndpoint: (platformId) => registry.platforms.knownWithoutWebhookEndpoint(platformId),
     timeoutMs: config.webhookTimeoutMs,
     leaseMs: config.webhookLeaseMs,
   });

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { EventsTable, Executor, Tx } from '../db/schema.js';
-import { handAfterCommit, handoffConsumer, handoffHeldUntil } from '../db/handoff.js';
+import type { DeliveryStatus, EventsTable, Executor, Tx } from '../db/schema.js';
+import { handAfterCommit, handoffConsumer, handoffHeldUntil, handoffSkips } from '../db/handoff.js';
 import type { EventEnvelope } from './events.js';
 import { newId, type PlatformId } from './ids.js';
 import { toJson } from '../lib/json.js';
@@ -31,13 +31,17 @@ export function eventsInsert(tx: Tx, platformId: PlatformId, at: Date, events: r
   // While this process's deliverer has the platform's deliveries paused (its endpoint failing), they
   // wait for the pause's end, and nobody is woken for them.
   const heldUntil = handoffHeldUntil(tx, platformId);
+  // A platform this process knows has no endpoint: its events are written SKIPPED, as the deliverer
+  // would mark them just after the commit (with a statement of its own, holding them meanwhile).
+  const skipped = !heldUntil && handoffSkips(tx, platformId);
   // Otherwise this process's deliverer, when it has room, sends them as soon as this transaction
   // commits (db/handoff.ts): written leased to it and counted as its first attempt, as a claim would.
-  const deliverer = heldUntil ? undefined : handoffConsumer<Selectable<EventsTable>>(tx, events.length);
+  const deliverer = heldUntil || skipped ? undefined : handoffConsumer<Selectable<EventsTable>>(tx, events.length);
   const leaseUntil = deliverer ? new Date(Date.now() + deliverer.leaseMs()) : null;
+  const status: DeliveryStatus = skipped ? 'SKIPPED' : 'PENDING';
   const rows = envelopes.map((envelope) => {
     const body = toJson(envelope);
-    return { id: envelope.id, platform_id: platformId, type: envelope.type, payload: body, body, next_attempt_at: heldUntil ?? at, created_at: at, lease_until: leaseUntil, attempts: leaseUntil ? 1 : 0 };
+    return { id: envelope.id, platform_id: platformId, type: envelope.type, payload: body, body, delivery_status: status, next_attempt_at: heldUntil ?? at, created_at: at, lease_until: leaseUntil, attempts: leaseUntil ? 1 : 0 };
   });
   const write = insertEvents(tx, rows);
   if (deliverer) {
@@ -45,9 +49,9 @@ export function eventsInsert(tx: Tx, platformId: PlatformId, at: Date, events: r
       tx,
       rows.map((row, i): Selectable<EventsTable> => ({ ...row, payload: envelopes[i] as unknown as Selectable<EventsTable>['payload'], delivery_status: 'PENDING', delivered_at: null, txid: '' })),
     );
-  } else if (!heldUntil) {
+  } else if (!heldUntil && !skipped) {
     // Delivery starts when this transaction commits, not at a deliverer's next poll (held events
-    // are found by a claim when their pause ends).
+    // are found by a claim when their pause ends; skipped ones wait for nothing).
     wakeAfterCommit(tx, 'deliveries');
   }
   // The event stream follows new rows at once as well.

@@ -28,6 +28,12 @@ export interface HandoffConsumer<T> {
    * Undefined: as usual.
    */
   heldUntil?(key: string): Date | undefined;
+  /**
+   * Whether work for `key` would be skipped now, as far as the consumer knows without a read (the
+   * webhook deliverer: a platform whose cached configuration has no endpoint): its rows are then
+   * written already skipped, not handed over, and wake nobody.
+   */
+  skips?(key: string): boolean;
 }
 
 const consumers = new WeakMap<Db, HandoffConsumer<unknown>>();
@@ -56,6 +62,12 @@ export function handoffConsumer<T>(tx: Tx, count: number): HandoffConsumer<T> | 
 export function handoffHeldUntil(tx: Tx, key: string): Date | undefined {
   const db = databaseOf.get(tx);
   return db ? consumers.get(db)?.heldUntil?.(key) : undefined;
+}
+
+/** Whether `tx`'s work for `key` would be skipped, when its database's consumer knows (see HandoffConsumer.skips). */
+export function handoffSkips(tx: Tx, key: string): boolean {
+  const db = databaseOf.get(tx);
+  return db ? (consumers.get(db)?.skips?.(key) ?? false) : false;
 }
 
 /** Adds items to hand over when `tx` commits (after `handoffConsumer` accepted them). */

@@ -66,6 +66,11 @@ export interface WebhookDelivererDeps {
   /** The outbound guard every delivery goes through (URL and address rules of the mode, timeout). */
   outbound: Outbound;
   webhookEndpoint: (platformId: PlatformId) => Promise<string | undefined>;
+  /**
+   * Whether the platform has no endpoint, as far as this process knows without a read (its cached
+   * configuration): its events are then written SKIPPED rather than handed over (core/outbox.ts).
+   */
+  knownWithoutEndpoint?: (platformId: PlatformId) => boolean;
   timeoutMs?: number;
   leaseMs?: number;
   /** Most events claimed and unfinished at once (default 64, bounded so every wave of `concurrency` fits in the lease). */
@@ -511,6 +516,7 @@ function createHandoffs(d: Delivery): HandoffConsumer<EventRow> & { idle(): Prom
     leaseMs: () => d.leaseMs,
     accepts: (count) => !d.stopping.signal.aborted && unfinished.size + count <= d.batchSize,
     heldUntil: (platformId) => d.breakers.waitsUntil(platformId as PlatformId),
+    skips: (platformId) => d.deps.knownWithoutEndpoint?.(platformId as PlatformId) ?? false,
     take(events) {
       for (const event of events) {
         // Accepted before they were written, so a burst of commits may bring more than the room:

@@ -182,6 +182,14 @@ export async function webhookEndpoint(p: PlatformContext, platformId: PlatformId
   return typeof endpoint === 'string' && endpoint !== '' ? endpoint : undefined;
 }
 
+/** True when the platform's configuration cached in this process (fresh) has no webhook endpoint; false when it has one or is not cached. */
+function knownWithoutWebhookEndpoint(p: PlatformContext, platformId: PlatformId): boolean {
+  const cached = p.configs.get(platformId);
+  if (!cached || Date.now() - cached.readAt >= CONFIG_CACHE_MS) return false;
+  const endpoint = cached.config.webhookEndpoint;
+  return typeof endpoint !== 'string' || endpoint === '';
+}
+
 /** Every invalid field of a config patch, beyond what its schema checks. */
 async function configPatchErrors(outbound: PlatformServiceDeps['outbound'], patch: ConfigPatch): Promise<FieldError[]> {
   const errors: FieldError[] = [];
@@ -342,6 +350,8 @@ export function createPlatformService(deps: PlatformServiceDeps) {
     list: () => listPlatforms(p),
     getConfig: (scope: Scope) => getConfig(p, scope),
     webhookEndpoint: (platformId: PlatformId) => webhookEndpoint(p, platformId),
+    /** Without a read: whether the platform's cached configuration has no webhook endpoint (the deliverer writes such a platform's events SKIPPED). */
+    knownWithoutWebhookEndpoint: (platformId: PlatformId) => knownWithoutWebhookEndpoint(p, platformId),
     updateConfig: (ctx: UnitOfWork, patch: ConfigPatch) => updateConfig(p, ctx, patch),
     checkAmount: (executor: Executor, platformId: PlatformId, currency: string, amount: bigint, direction: 'INCOMING' | 'OUTGOING', field = 'amount') =>
       checkAmount(p, executor, platformId, currency, amount, direction, field),
