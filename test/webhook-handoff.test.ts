@@ -164,6 +164,8 @@ describe('events handed to this process’s deliverer', () => {
     }
     expect(statuses).toEqual(Array(5).fill('SKIPPED'));
     expect(await database.db.selectFrom('events').select('lease_until').where('id', 'in', ids).where('lease_until', 'is not', null).execute()).toEqual([]);
+    // The attempt their lease counted is given back: attempts counts the attempts made (none).
+    expect((await database.db.selectFrom('events').select('attempts').where('id', 'in', ids).execute()).map((r) => r.attempts)).toEqual(Array(5).fill(0));
     expect(await database.db.selectFrom('webhook_attempts').select('id').where('event_id', 'in', ids).execute()).toEqual([]);
     for (const id of ids) expect(receiver.arrivals(id)).toBe(0);
   }, 90_000);
@@ -173,7 +175,7 @@ describe('events handed to this process’s deliverer', () => {
     const { database, services } = await setUp(receiver.url);
     const quiet = await services.platforms.create(database.db, { name: 'Quiet', now: new Date() });
     const statusesOf = async (ids: readonly string[]) =>
-      (await database.db.selectFrom('events').select(['delivery_status', 'lease_until', 'attempts']).where('id', 'in', ids).execute()).map((r) => [r.delivery_status, r.lease_until, r.attempts]);
+      (await database.db.selectFrom('events').select(['delivery_status', 'lease_until', 'attempts']).where('id', 'in', ids as readonly WebhookEventId[]).execute()).map((r) => [r.delivery_status, r.lease_until, r.attempts]);
     const emit = async (count: number) =>
       (await runUnitOfWork(database.db, scopeOf(quiet.id), (uow) => writeEvents(uow.tx, quiet.id, uow.now, Array.from({ length: count }, (_, i) => ({ type: 'HANDOFF.TEST', data: { i } }))))).map((e) => e.id);
 

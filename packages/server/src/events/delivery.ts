@@ -317,7 +317,8 @@ async function send(d: Delivery, event: EventRow): Promise<Sent> {
  */
 async function skip(d: Delivery, events: EventRow[]): Promise<void> {
   if (events.length === 0) return;
-  await sql`UPDATE events SET delivery_status = 'SKIPPED', lease_until = NULL WHERE id = ANY(${events.map((e) => e.id)}::text[])`.execute(d.deps.db);
+  // Not attempted: the attempt its lease counted is given back, as `release` does (attempts = the attempts made).
+  await sql`UPDATE events SET delivery_status = 'SKIPPED', lease_until = NULL, attempts = greatest(attempts - 1, 0) WHERE id = ANY(${events.map((e) => e.id)}::text[])`.execute(d.deps.db);
 }
 
 /**
