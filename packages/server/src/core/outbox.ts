@@ -47,7 +47,7 @@ export function eventsInsert(tx: Tx, platformId: PlatformId, at: Date, events: r
   if (deliverer) {
     handAfterCommit(
       tx,
-      rows.map((row, i): Selectable<EventsTable> => ({ ...row, payload: envelopes[i] as unknown as Selectable<EventsTable>['payload'], delivery_status: 'PENDING', delivered_at: null, txid: '' })),
+      rows.map((row, i): Selectable<EventsTable> => ({ ...row, payload: envelopes[i] as unknown as Selectable<EventsTable>['payload'], delivered_at: null, txid: '' })),
     );
   } else if (!heldUntil && !skipped) {
     // Delivery starts when this transaction commits, not at a deliverer's next poll (held events

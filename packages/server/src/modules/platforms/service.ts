@@ -144,9 +144,15 @@ export type PlatformService = ReturnType<typeof createPlatformService>;
 
 const CONFIG_CACHE_MS = 1000;
 
-async function configOf(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<Record<string, unknown>> {
+/** The platform's configuration as this process cached it, while fresh (under CONFIG_CACHE_MS); undefined otherwise. */
+function cachedConfig(p: PlatformContext, platformId: PlatformId): Record<string, unknown> | undefined {
   const cached = p.configs.get(platformId);
-  if (cached && Date.now() - cached.readAt < CONFIG_CACHE_MS) return cached.config;
+  return cached && Date.now() - cached.readAt < CONFIG_CACHE_MS ? cached.config : undefined;
+}
+
+async function configOf(p: PlatformContext, executor: Executor, platformId: PlatformId): Promise<Record<string, unknown>> {
+  const cached = cachedConfig(p, platformId);
+  if (cached) return cached;
   const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
   const config = row?.config ?? {};
   p.configs.set(platformId, { config, readAt: Date.now() });
@@ -176,18 +182,21 @@ export async function getConfig(p: PlatformContext, { platformId, now }: Scope):
   return withKeys(configView(row, p.publicUrl), await p.signingKeys.publicKeys(p.db, platformId, now));
 }
 
+/** The endpoint a configuration sets, if any. */
+function endpointOf(config: Record<string, unknown>): string | undefined {
+  const endpoint = config.webhookEndpoint;
+  return typeof endpoint === 'string' && endpoint !== '' ? endpoint : undefined;
+}
+
 /** Where this platform's webhooks go, if it set an endpoint. */
 export async function webhookEndpoint(p: PlatformContext, platformId: PlatformId): Promise<string | undefined> {
-  const endpoint = (await configOf(p, p.db, platformId)).webhookEndpoint;
-  return typeof endpoint === 'string' && endpoint !== '' ? endpoint : undefined;
+  return endpointOf(await configOf(p, p.db, platformId));
 }
 
 /** True when the platform's configuration cached in this process (fresh) has no webhook endpoint; false when it has one or is not cached. */
 function knownWithoutWebhookEndpoint(p: PlatformContext, platformId: PlatformId): boolean {
-  const cached = p.configs.get(platformId);
-  if (!cached || Date.now() - cached.readAt >= CONFIG_CACHE_MS) return false;
-  const endpoint = cached.config.webhookEndpoint;
-  return typeof endpoint !== 'string' || endpoint === '';
+  const cached = cachedConfig(p, platformId);
+  return cached !== undefined && endpointOf(cached) === undefined;
 }
 
 /** Every invalid field of a config patch, beyond what its schema checks. */
