@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/server/src/config.js';
 import type { DatabaseHandle } from '../packages/server/src/db/database.js';
 import { createContainer } from '../packages/server/src/container.js';
-import { runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
+import { openUnitOfWork, runUnitOfWork } from '../packages/server/src/core/unit-of-work.js';
 import { writeEvents } from '../packages/server/src/core/outbox.js';
 import { newId, type PlatformId, type WebhookEventId } from '../packages/server/src/core/ids.js';
 import type { Container } from '../packages/server/src/contract/container.js';
@@ -193,6 +193,31 @@ describe('events handed to this process’s deliverer', () => {
     await services.webhooks.runDue();
     expect((await statusesOf(delivered)).map(([status]) => status)).toEqual(Array(3).fill('DELIVERED'));
     for (const id of skipped) expect(receiver.arrivals(id)).toBe(0);
+  }, 90_000);
+
+  // PGlite has one connection: nothing reads beside an open transaction there.
+  it.skipIf(!process.env.DATABASE_URL)('of a platform whose endpoint this process is setting are not written SKIPPED after the change commits, whatever was read meanwhile', async () => {
+    const receiver = await startReceiver();
+    const { database, services } = await setUp(receiver.url);
+    const changing = await services.platforms.create(database.db, { name: 'Changing', now: new Date() });
+    const emit = async (count: number) =>
+      (await runUnitOfWork(database.db, scopeOf(changing.id), (uow) => writeEvents(uow.tx, changing.id, uow.now, Array.from({ length: count }, (_, i) => ({ type: 'HANDOFF.TEST', data: { i } }))))).map((e) => e.id);
+    expect(await services.platforms.webhookEndpoint(changing.id)).toBeUndefined();
+    expect(services.platforms.knownWithoutWebhookEndpoint(changing.id)).toBe(true);
+
+    await database.db.transaction().execute(async (tx) => {
+      const { uow, complete } = openUnitOfWork(tx, scopeOf(changing.id));
+      await services.platforms.updateConfig(uow, { webhookEndpoint: receiver.url });
+      await complete();
+      // Read on another connection before the COMMIT: the configuration it replaces, not to be kept.
+      expect(await services.platforms.webhookEndpoint(changing.id)).toBeUndefined();
+      expect(services.platforms.knownWithoutWebhookEndpoint(changing.id)).toBe(false);
+    });
+    // Committed: this process sees its own change at once, not a second later.
+    expect(services.platforms.knownWithoutWebhookEndpoint(changing.id)).toBe(false);
+    const delivered = await emit(3);
+    expect(await receiver.waitFor(delivered)).toBe(true);
+    expect(await services.platforms.webhookEndpoint(changing.id)).toBe(receiver.url);
   }, 90_000);
 
   it('past twice the room, are given back (lease and attempt) to be claimed, so every wave still fits in the lease', async () => {

@@ -136,6 +136,8 @@ export interface PlatformServiceDeps {
 /** The service's dependencies and its per-process config cache. */
 export interface PlatformContext extends PlatformServiceDeps {
   configs: Map<string, { config: Record<string, unknown>; readAt: number }>;
+  /** Platforms whose configuration this process began to change, and until when their reads are not cached (CHANGE_WINDOW_MS). */
+  changing: Map<string, number>;
 }
 
 type CurrencyLimits = { minAmount: number; maxAmount: number; enabledTransactionTypes: string[] };
@@ -144,8 +146,29 @@ export type PlatformService = ReturnType<typeof createPlatformService>;
 
 const CONFIG_CACHE_MS = 1000;
 
-/** The platform's configuration as this process cached it, while fresh (under CONFIG_CACHE_MS); undefined otherwise. */
+/**
+ * How long after this process began to change a platform's configuration (`updateConfig`) its reads
+ * of that configuration are not cached. The change commits somewhere in that time, and a read made
+ * on another connection before the COMMIT gets the configuration being replaced: cached, it would be
+ * used for CONFIG_CACHE_MS after the COMMIT, by money moves' limits and by the outbox deciding that
+ * events of a platform without an endpoint are written SKIPPED (never delivered), when this process
+ * should see its own change at once. Longer than a unit of work takes; a change rolled back only
+ * costs reads for the rest of the window.
+ */
+const CHANGE_WINDOW_MS = 30_000;
+
+/** Whether this process is changing the platform's configuration (its reads are not cached meanwhile). */
+function changing(p: PlatformContext, platformId: PlatformId): boolean {
+  const until = p.changing.get(platformId);
+  if (until === undefined) return false;
+  if (Date.now() < until) return true;
+  p.changing.delete(platformId);
+  return false;
+}
+
+/** The platform's configuration as this process cached it, while fresh (under CONFIG_CACHE_MS) and not being changed here; undefined otherwise. */
 function cachedConfig(p: PlatformContext, platformId: PlatformId): Record<string, unknown> | undefined {
+  if (changing(p, platformId)) return undefined;
   const cached = p.configs.get(platformId);
   return cached && Date.now() - cached.readAt < CONFIG_CACHE_MS ? cached.config : undefined;
 }
@@ -155,7 +178,8 @@ async function configOf(p: PlatformContext, executor: Executor, platformId: Plat
   if (cached) return cached;
   const row = await executor.selectFrom('platforms').select('config').where('id', '=', platformId).executeTakeFirst();
   const config = row?.config ?? {};
-  p.configs.set(platformId, { config, readAt: Date.now() });
+  // A read that overlapped a change made here may hold the configuration it replaces: not kept.
+  if (!changing(p, platformId)) p.configs.set(platformId, { config, readAt: Date.now() });
   return config;
 }
 
@@ -230,6 +254,9 @@ async function configPatchErrors(outbound: PlatformServiceDeps['outbound'], patc
 export async function updateConfig(p: PlatformContext, ctx: UnitOfWork, patch: ConfigPatch): Promise<PlatformConfigView> {
   const errors = await configPatchErrors(p.outbound, patch);
   if (errors.length > 0) throw invalidInput(errors);
+  // From now until well after this transaction commits, this process reads the configuration afresh.
+  p.changing.set(ctx.platformId, Date.now() + CHANGE_WINDOW_MS);
+  p.configs.delete(ctx.platformId);
 
   const row = await ctx.tx.selectFrom('platforms').selectAll().where('id', '=', ctx.platformId).forNoKeyUpdate().executeTakeFirstOrThrow();
   const config = { ...row.config, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
@@ -243,7 +270,6 @@ export async function updateConfig(p: PlatformContext, ctx: UnitOfWork, patch: C
     .where('id', '=', ctx.platformId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  p.configs.delete(ctx.platformId);
   // A new endpoint is greeted with a TEST event (delivered once, never retried).
   if (patch.webhookEndpoint !== undefined && patch.webhookEndpoint !== row.config.webhookEndpoint) {
     ctx.emit('TEST', {});
@@ -353,7 +379,7 @@ export async function advanceClock(p: PlatformContext, ctx: UnitOfWork, seconds:
 export function createPlatformService(deps: PlatformServiceDeps) {
   // Money moves read the currency limits on every request; a change made here is seen at once, one
   // made by another process within CONFIG_CACHE_MS.
-  const p: PlatformContext = { ...deps, configs: new Map() };
+  const p: PlatformContext = { ...deps, configs: new Map(), changing: new Map() };
   return {
     create: (executor: Executor, input: { name: string; now: Date }) => createPlatform(p, executor, input),
     list: () => listPlatforms(p),
