@@ -87,6 +87,12 @@ function countClaimAnnouncements(database: DatabaseHandle): { readonly count: nu
 
 const scopeOf = (platformId: PlatformId) => ({ platformId, now: new Date(), actor: { type: 'OPERATOR' as const } });
 
+/** `count` HANDOFF.TEST events of `platformId`, written by one unit of work; their ids. */
+async function emitTestEvents(database: DatabaseHandle, platformId: PlatformId, count: number): Promise<string[]> {
+  const envelopes = await runUnitOfWork(database.db, scopeOf(platformId), (uow) => writeEvents(uow.tx, platformId, uow.now, Array.from({ length: count }, (_, i) => ({ type: 'HANDOFF.TEST', data: { i } }))));
+  return envelopes.map((e) => e.id);
+}
+
 async function settled(database: DatabaseHandle, id: WebhookEventId) {
   let row = { delivery_status: '', attempts: 0, lease_until: null as Date | null };
   for (let i = 0; i < 200 && row.delivery_status !== 'DELIVERED'; i++) {
@@ -176,8 +182,7 @@ describe('events handed to this process’s deliverer', () => {
     const quiet = await services.platforms.create(database.db, { name: 'Quiet', now: new Date() });
     const statusesOf = async (ids: readonly string[]) =>
       (await database.db.selectFrom('events').select(['delivery_status', 'lease_until', 'attempts']).where('id', 'in', ids as readonly WebhookEventId[]).execute()).map((r) => [r.delivery_status, r.lease_until, r.attempts]);
-    const emit = async (count: number) =>
-      (await runUnitOfWork(database.db, scopeOf(quiet.id), (uow) => writeEvents(uow.tx, quiet.id, uow.now, Array.from({ length: count }, (_, i) => ({ type: 'HANDOFF.TEST', data: { i } }))))).map((e) => e.id);
+    const emit = (count: number) => emitTestEvents(database, quiet.id, count);
 
     // Its configuration read (as a money move's limits read it), the platform is known to have no endpoint.
     expect(await services.platforms.webhookEndpoint(quiet.id)).toBeUndefined();
@@ -200,8 +205,7 @@ describe('events handed to this process’s deliverer', () => {
     const receiver = await startReceiver();
     const { database, services } = await setUp(receiver.url);
     const changing = await services.platforms.create(database.db, { name: 'Changing', now: new Date() });
-    const emit = async (count: number) =>
-      (await runUnitOfWork(database.db, scopeOf(changing.id), (uow) => writeEvents(uow.tx, changing.id, uow.now, Array.from({ length: count }, (_, i) => ({ type: 'HANDOFF.TEST', data: { i } }))))).map((e) => e.id);
+    const emit = (count: number) => emitTestEvents(database, changing.id, count);
     expect(await services.platforms.webhookEndpoint(changing.id)).toBeUndefined();
     expect(services.platforms.knownWithoutWebhookEndpoint(changing.id)).toBe(true);
 
